@@ -1,0 +1,82 @@
+//! Our own view of a function's control-flow graph: successors, predecessors,
+//! a topological order and the back edges that make loops. The LLVM C API has
+//! no dominator tree or loop info, so the small analyses live here.
+
+use std::collections::HashMap;
+
+use crate::ir::{self, Block, Value};
+
+/// A function's reachable control-flow graph.
+pub struct Cfg {
+    /// Reachable blocks in reverse post-order (a topological order when acyclic).
+    pub order: Vec<Block>,
+    /// Unique reachable predecessors of each reachable block, in a stable order.
+    pub preds: HashMap<Block, Vec<Block>>,
+    /// Edges `(from, to)` that close a cycle (the latch's branch to a loop header).
+    pub back_edges: Vec<(Block, Block)>,
+}
+
+impl Cfg {
+    /// Builds the CFG of a function with a body.
+    pub fn new(f: Value) -> Cfg {
+        let blocks = ir::blocks(f);
+        let entry = blocks[0];
+        // Iterative DFS keeping an explicit on-stack set, so back edges are found.
+        let mut state: HashMap<Block, u8> = HashMap::new(); // 1 = on stack, 2 = done
+        let mut post = Vec::new();
+        let mut back_edges = Vec::new();
+        let mut stack: Vec<(Block, Vec<Block>, usize)> = Vec::new();
+        state.insert(entry, 1);
+        stack.push((entry, ir::successors(ir::terminator(entry)), 0));
+        while let Some((b, succs, i)) = stack.last_mut() {
+            if *i < succs.len() {
+                let s = succs[*i];
+                *i += 1;
+                let from = *b;
+                match state.get(&s) {
+                    None => {
+                        state.insert(s, 1);
+                        let ss = ir::successors(ir::terminator(s));
+                        stack.push((s, ss, 0));
+                    }
+                    Some(1) => back_edges.push((from, s)),
+                    _ => {}
+                }
+            } else {
+                let b = *b;
+                state.insert(b, 2);
+                post.push(b);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        let order = post;
+        let mut preds: HashMap<Block, Vec<Block>> =
+            order.iter().map(|b| (*b, Vec::new())).collect();
+        for b in &order {
+            for s in ir::successors(ir::terminator(*b)) {
+                let list = preds
+                    .get_mut(&s)
+                    .expect("successor of a reachable block is reachable");
+                if !list.contains(b) {
+                    list.push(*b);
+                }
+            }
+        }
+        Cfg {
+            order,
+            preds,
+            back_edges,
+        }
+    }
+
+    /// The entry block.
+    pub fn entry(&self) -> Block {
+        self.order[0]
+    }
+
+    /// Whether a block is reachable from the entry.
+    pub fn reachable(&self, b: Block) -> bool {
+        self.preds.contains_key(&b)
+    }
+}

@@ -1,0 +1,421 @@
+//! What each instruction means to differentiation, decided once by an
+//! exhaustive match on the opcode, and the validation that turns anything
+//! unsupported into a diagnostic before any code is generated.
+
+use llvm_sys::core::*;
+use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+
+use crate::cfg::Cfg;
+use crate::diag::Diagnostic;
+use crate::ir::{self, Type, Value};
+use crate::names::display_name;
+use crate::rules::{self, CompiledRule};
+
+/// How an instruction takes part in differentiation.
+pub(crate) enum Kind {
+    /// No derivative flows through it: integer work, comparisons, control
+    /// flow, integer-valued float operations (`fptosi`), debug intrinsics.
+    /// Cloned into the derivative; a float result has a zero derivative.
+    Inactive,
+    /// A table rule: an arithmetic instruction or a known intrinsic/libm call.
+    Rule(&'static CompiledRule),
+    /// `fpext` / `fptrunc`: derivative 1, converted between widths.
+    FloatCast,
+    /// `freeze`: derivative 1.
+    Identity,
+    /// `select` of floats.
+    Select,
+    /// `phi` (of any type; only float phis carry derivatives).
+    Phi,
+    /// A call of a module function with a body, differentiated in turn.
+    Call(Value),
+    /// `ret`.
+    Return,
+    /// Outside what the engine can differentiate correctly.
+    Unsupported {
+        /// What the construct is, e.g. "memory access (`load`)".
+        what: String,
+        /// What the user can do.
+        help: String,
+    },
+}
+
+fn unsupported(what: impl Into<String>, help: impl Into<String>) -> Kind {
+    Kind::Unsupported {
+        what: what.into(),
+        help: help.into(),
+    }
+}
+
+/// Whether a type is, or contains, a floating-point type.
+pub(crate) fn contains_float(t: Type) -> bool {
+    use LLVMTypeKind::*;
+    if ir::is_float(t) {
+        return true;
+    }
+    unsafe {
+        match ir::kind(t) {
+            LLVMVectorTypeKind | LLVMScalableVectorTypeKind | LLVMArrayTypeKind => {
+                contains_float(LLVMGetElementType(t))
+            }
+            LLVMStructTypeKind => {
+                let n = LLVMCountStructElementTypes(t);
+                (0..n).any(|i| contains_float(LLVMStructGetTypeAtIndex(t, i)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether a value's type is a float inside a vector or aggregate (not a plain scalar).
+fn is_float_aggregate(t: Type) -> bool {
+    contains_float(t) && !ir::is_float(t)
+}
+
+const MEMORY_HELP: &str =
+    "this version differentiates functions over scalar `float`/`double` values only; \
+     memory (pointers, arrays, globals) is not supported yet";
+
+/// Classifies one instruction of a (preprocessed) function.
+pub(crate) fn classify(i: Value) -> Kind {
+    use LLVMOpcode::*;
+    let ty = ir::type_of(i);
+    let op = ir::opcode(i);
+    if is_float_aggregate(ty) && !matches!(op, LLVMCall) {
+        return unsupported(
+            format!("`{}` producing vector or aggregate floating-point type `{}`", opcode_name(op), ir::print_type(ty)),
+            "vector and struct floating-point values are not supported yet; compile without vectorisation",
+        );
+    }
+    match op {
+        LLVMRet => Kind::Return,
+        LLVMBr | LLVMSwitch | LLVMUnreachable => Kind::Inactive,
+        LLVMIndirectBr | LLVMCallBr => unsupported(
+            format!("indirect control flow (`{}`)", opcode_name(op)),
+            "computed gotos and `asm goto` cannot be differentiated",
+        ),
+        LLVMInvoke | LLVMResume | LLVMLandingPad | LLVMCleanupRet | LLVMCatchRet | LLVMCatchPad
+        | LLVMCleanupPad | LLVMCatchSwitch => unsupported(
+            format!("exception handling (`{}`)", opcode_name(op)),
+            "exceptions are not supported yet in differentiated code; mark callees `noexcept` or compile with -fno-exceptions",
+        ),
+        LLVMFNeg | LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem => {
+            match rules::for_instruction(opcode_name(op)) {
+                Some(r) => Kind::Rule(r),
+                None => unsupported(format!("`{}`", opcode_name(op)), "no derivative rule"),
+            }
+        }
+        LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr
+        | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => Kind::Inactive,
+        LLVMAlloca | LLVMLoad | LLVMStore | LLVMGetElementPtr | LLVMFence | LLVMAtomicCmpXchg
+        | LLVMAtomicRMW | LLVMVAArg => {
+            unsupported(format!("memory access (`{}`)", opcode_name(op)), MEMORY_HELP)
+        }
+        LLVMTrunc | LLVMZExt | LLVMSExt | LLVMPtrToInt | LLVMPtrToAddr | LLVMIntToPtr | LLVMAddrSpaceCast => {
+            Kind::Inactive
+        }
+        // Integer-valued results: derivative zero almost everywhere.
+        LLVMFPToUI | LLVMFPToSI => Kind::Inactive,
+        // Floats made from integers do not depend on any float input.
+        LLVMUIToFP | LLVMSIToFP => Kind::Inactive,
+        LLVMFPTrunc | LLVMFPExt => Kind::FloatCast,
+        LLVMBitCast => {
+            let src = ir::type_of(ir::operand(i, 0));
+            if contains_float(src) || contains_float(ty) {
+                unsupported(
+                    "`bitcast` reinterpreting floating-point bits",
+                    "bit-level manipulation of floats cannot be differentiated; use `fabs`/`copysign` or mark the function inactive",
+                )
+            } else {
+                Kind::Inactive
+            }
+        }
+        LLVMICmp | LLVMFCmp => Kind::Inactive,
+        LLVMPHI => Kind::Phi,
+        LLVMSelect => {
+            if ir::is_float(ty) {
+                Kind::Select
+            } else {
+                Kind::Inactive
+            }
+        }
+        LLVMCall => classify_call(i),
+        LLVMUserOp1 | LLVMUserOp2 => unsupported("internal user operation", "this instruction should not appear in IR"),
+        LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector | LLVMExtractValue | LLVMInsertValue => {
+            let any_float = contains_float(ty)
+                || (0..ir::operand_count(i)).any(|k| contains_float(ir::type_of(ir::operand(i, k))));
+            if any_float {
+                unsupported(
+                    format!("`{}` on floating-point vectors or aggregates", opcode_name(op)),
+                    "vector and struct floating-point values are not supported yet",
+                )
+            } else {
+                Kind::Inactive
+            }
+        }
+        LLVMFreeze => {
+            if ir::is_float(ty) {
+                Kind::Identity
+            } else {
+                Kind::Inactive
+            }
+        }
+    }
+}
+
+/// Intrinsics that never carry a derivative.
+const INACTIVE_INTRINSICS: &[&str] = &[
+    "llvm.dbg.",
+    "llvm.lifetime.",
+    "llvm.assume",
+    "llvm.expect",
+    "llvm.experimental.noalias.scope.decl",
+    "llvm.donothing",
+    "llvm.prefetch",
+    "llvm.invariant.",
+    "llvm.sideeffect",
+    "llvm.is.constant",
+    "llvm.trap",
+    "llvm.ubsantrap",
+    "llvm.pseudoprobe",
+    "llvm.var.annotation",
+    "llvm.annotation",
+    "llvm.fake.use",
+    "llvm.is.fpclass",
+];
+
+fn classify_call(call: Value) -> Kind {
+    let Some(callee) = ir::called_function(call) else {
+        return unsupported(
+            "indirect call through a function pointer",
+            "calls through function pointers are not supported yet; call the function directly",
+        );
+    };
+    let name = ir::name(callee);
+    if name.contains("__enzyme_") {
+        return unsupported(
+            format!("nested `{name}` call inside a differentiated function"),
+            "higher-order differentiation is not supported yet",
+        );
+    }
+    let ret = ir::type_of(call);
+    let nargs = ir::call_arg_count(call);
+    let arg_tys: Vec<Type> = (0..nargs)
+        .map(|k| ir::type_of(ir::operand(call, k)))
+        .collect();
+    let touches_float = contains_float(ret) || arg_tys.iter().any(|t| contains_float(*t));
+    let float_ty = if ir::is_float(ret) {
+        Some(ret)
+    } else {
+        arg_tys.iter().copied().find(|t| ir::is_float(*t))
+    };
+    if name.starts_with("llvm.") {
+        if INACTIVE_INTRINSICS.iter().any(|p| name.starts_with(p)) {
+            return Kind::Inactive;
+        }
+        if !contains_float(ret) {
+            // Integer-valued intrinsics (`llvm.umin`, `llvm.lround`, ...) carry no derivative.
+            return Kind::Inactive;
+        }
+        if let Some(t) = float_ty.filter(|t| ir::is_float(*t)) {
+            if let Some(r) = rules::for_callee(&name, ir::float_rank(t)) {
+                if r.int_params.len() == nargs as usize {
+                    return Kind::Rule(r);
+                }
+            }
+        }
+        return unsupported(
+            format!("call to intrinsic `{name}`"),
+            "this intrinsic has no derivative rule yet",
+        );
+    }
+    if ir::is_declaration(callee) {
+        if !touches_float && is_noreturn(call, callee) {
+            return Kind::Inactive;
+        }
+        if ir::is_float(ret) {
+            if let Some(r) = rules::for_callee(&name, ir::float_rank(ret)) {
+                if r.int_params.len() == nargs as usize {
+                    return Kind::Rule(r);
+                }
+            }
+        }
+        return unsupported(
+            format!("call to external function `{}`", display_name(&name)),
+            "the function has no body in the merged module and no derivative rule; compile its source with enzyme-cc, \
+             or move the call out of the differentiated code",
+        );
+    }
+    if !touches_float {
+        // A module function over integers only: pure of derivatives, but it may
+        // have side effects that recomputation would repeat.
+        return unsupported(
+            format!("call to `{}`, which works on no floating-point values", display_name(&name)),
+            "such calls may have side effects that the derivative would repeat; they are not supported yet",
+        );
+    }
+    Kind::Call(callee)
+}
+
+fn is_noreturn(call: Value, callee: Value) -> bool {
+    let k = ir::attr_kind("noreturn");
+    unsafe {
+        !LLVMGetEnumAttributeAtIndex(callee, llvm_sys::LLVMAttributeFunctionIndex, k).is_null()
+            || !LLVMGetCallSiteEnumAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, k)
+                .is_null()
+    }
+}
+
+/// Whether a type may appear as a parameter or return value of a function the
+/// engine differentiates in this slice.
+pub(crate) fn scalar_interface_type(t: Type) -> bool {
+    ir::is_float(t) || ir::is_int(t)
+}
+
+/// Checks a preprocessed function; returns its diagnostics and the module
+/// functions it calls (which must be checked too).
+pub(crate) fn check_function(f: Value, original_name: &str) -> (Vec<Diagnostic>, Vec<Value>) {
+    let mut diags = Vec::new();
+    let mut callees = Vec::new();
+    let shown = display_name(original_name);
+    let cfg = Cfg::new(f);
+    for (k, p) in ir::params(f).into_iter().enumerate() {
+        let t = ir::type_of(p);
+        if !scalar_interface_type(t) {
+            let mut d = Diagnostic::new(format!(
+                "cannot differentiate `{shown}`: parameter {} has type `{}`",
+                k + 1,
+                ir::print_type(t)
+            ))
+            .with_help(MEMORY_HELP);
+            d.function = Some(shown.clone());
+            diags.push(d);
+        }
+    }
+    let rt = ir::return_type(f);
+    if !(scalar_interface_type(rt) || ir::is_void(rt)) {
+        let mut d = Diagnostic::new(format!(
+            "cannot differentiate `{shown}`: it returns `{}`",
+            ir::print_type(rt)
+        ))
+        .with_help(MEMORY_HELP);
+        d.function = Some(shown.clone());
+        diags.push(d);
+    }
+    for (from, _to) in &cfg.back_edges {
+        let term = ir::terminator(*from);
+        let mut d = Diagnostic::new(format!(
+            "cannot differentiate `{shown}`: it contains a loop"
+        ))
+        .with_help("loops in differentiated functions are not supported yet");
+        d.function = Some(shown.clone());
+        d.location = ir::location(term);
+        d.ir = Some(truncate(ir::print(term)));
+        diags.push(d);
+    }
+    for b in &cfg.order {
+        for i in ir::instructions(*b) {
+            match classify(i) {
+                Kind::Unsupported { what, help } => {
+                    let mut d =
+                        Diagnostic::new(format!("cannot differentiate {what} in `{shown}`"))
+                            .with_help(help);
+                    d.function = Some(shown.clone());
+                    d.location = ir::location(i);
+                    d.ir = Some(truncate(ir::print(i)));
+                    diags.push(d);
+                }
+                Kind::Call(callee) => callees.push(callee),
+                _ => {}
+            }
+        }
+    }
+    (diags, callees)
+}
+
+fn truncate(mut s: String) -> String {
+    if s.len() > 240 {
+        let mut cut = 240;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str(" …");
+    }
+    s
+}
+
+/// The IR spelling of an opcode, as in `.ll` files.
+pub(crate) fn opcode_name(op: LLVMOpcode) -> &'static str {
+    use LLVMOpcode::*;
+    match op {
+        LLVMRet => "ret",
+        LLVMBr => "br",
+        LLVMSwitch => "switch",
+        LLVMIndirectBr => "indirectbr",
+        LLVMInvoke => "invoke",
+        LLVMUnreachable => "unreachable",
+        LLVMCallBr => "callbr",
+        LLVMFNeg => "fneg",
+        LLVMAdd => "add",
+        LLVMFAdd => "fadd",
+        LLVMSub => "sub",
+        LLVMFSub => "fsub",
+        LLVMMul => "mul",
+        LLVMFMul => "fmul",
+        LLVMUDiv => "udiv",
+        LLVMSDiv => "sdiv",
+        LLVMFDiv => "fdiv",
+        LLVMURem => "urem",
+        LLVMSRem => "srem",
+        LLVMFRem => "frem",
+        LLVMShl => "shl",
+        LLVMLShr => "lshr",
+        LLVMAShr => "ashr",
+        LLVMAnd => "and",
+        LLVMOr => "or",
+        LLVMXor => "xor",
+        LLVMAlloca => "alloca",
+        LLVMLoad => "load",
+        LLVMStore => "store",
+        LLVMGetElementPtr => "getelementptr",
+        LLVMTrunc => "trunc",
+        LLVMZExt => "zext",
+        LLVMSExt => "sext",
+        LLVMFPToUI => "fptoui",
+        LLVMFPToSI => "fptosi",
+        LLVMUIToFP => "uitofp",
+        LLVMSIToFP => "sitofp",
+        LLVMFPTrunc => "fptrunc",
+        LLVMFPExt => "fpext",
+        LLVMPtrToInt => "ptrtoint",
+        LLVMPtrToAddr => "ptrtoaddr",
+        LLVMIntToPtr => "inttoptr",
+        LLVMBitCast => "bitcast",
+        LLVMAddrSpaceCast => "addrspacecast",
+        LLVMICmp => "icmp",
+        LLVMFCmp => "fcmp",
+        LLVMPHI => "phi",
+        LLVMCall => "call",
+        LLVMSelect => "select",
+        LLVMUserOp1 => "userop1",
+        LLVMUserOp2 => "userop2",
+        LLVMVAArg => "va_arg",
+        LLVMExtractElement => "extractelement",
+        LLVMInsertElement => "insertelement",
+        LLVMShuffleVector => "shufflevector",
+        LLVMExtractValue => "extractvalue",
+        LLVMInsertValue => "insertvalue",
+        LLVMFreeze => "freeze",
+        LLVMFence => "fence",
+        LLVMAtomicCmpXchg => "cmpxchg",
+        LLVMAtomicRMW => "atomicrmw",
+        LLVMResume => "resume",
+        LLVMLandingPad => "landingpad",
+        LLVMCleanupRet => "cleanupret",
+        LLVMCatchRet => "catchret",
+        LLVMCatchPad => "catchpad",
+        LLVMCleanupPad => "cleanuppad",
+        LLVMCatchSwitch => "catchswitch",
+    }
+}

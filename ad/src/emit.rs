@@ -1,0 +1,385 @@
+//! Emission helpers shared by forward and reverse mode: float arithmetic,
+//! width conversion, intrinsic calls and evaluation of rule expressions.
+
+use std::collections::HashMap;
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMIntPredicate, LLVMRealPredicate};
+
+use crate::ir::{self, Block, Type, Value};
+use crate::rules::{BinOp, CmpOp, CompiledRule, Expr};
+
+/// An IR builder bound to one module.
+pub(crate) struct Emitter {
+    pub ctx: LLVMContextRef,
+    pub module: LLVMModuleRef,
+    pub b: LLVMBuilderRef,
+}
+
+impl Drop for Emitter {
+    fn drop(&mut self) {
+        unsafe { LLVMDisposeBuilder(self.b) }
+    }
+}
+
+/// A value computed while evaluating a rule expression.
+#[derive(Clone, Copy)]
+enum Val {
+    /// A literal whose type is decided by its use.
+    Lit(f64),
+    /// A float of the rule's type.
+    F(Value),
+    /// An integer.
+    I(Value),
+    /// An `i1`.
+    B(Value),
+}
+
+const EMPTY: *const std::ffi::c_char = c"".as_ptr();
+
+impl Emitter {
+    pub fn new(module: LLVMModuleRef) -> Emitter {
+        unsafe {
+            let ctx = LLVMGetModuleContext(module);
+            Emitter {
+                ctx,
+                module,
+                b: LLVMCreateBuilderInContext(ctx),
+            }
+        }
+    }
+
+    pub fn at_end(&self, bb: Block) {
+        unsafe { LLVMPositionBuilderAtEnd(self.b, bb) }
+    }
+
+    pub fn before(&self, i: Value) {
+        unsafe { LLVMPositionBuilderBefore(self.b, i) }
+    }
+
+    pub fn current_block(&self) -> Block {
+        unsafe { LLVMGetInsertBlock(self.b) }
+    }
+
+    pub fn append_block(&self, f: Value, name: &str) -> Block {
+        let n = ir::cstring(name);
+        unsafe { LLVMAppendBasicBlockInContext(self.ctx, f, n.as_ptr()) }
+    }
+
+    pub fn fadd(&self, a: Value, b: Value) -> Value {
+        if ir::const_float_value(a) == Some(0.0) {
+            return b;
+        }
+        unsafe { LLVMBuildFAdd(self.b, a, b, EMPTY) }
+    }
+
+    pub fn fmul(&self, a: Value, b: Value) -> Value {
+        unsafe { LLVMBuildFMul(self.b, a, b, EMPTY) }
+    }
+
+    pub fn fneg(&self, a: Value) -> Value {
+        unsafe { LLVMBuildFNeg(self.b, a, EMPTY) }
+    }
+
+    pub fn select(&self, c: Value, a: Value, b: Value) -> Value {
+        unsafe { LLVMBuildSelect(self.b, c, a, b, EMPTY) }
+    }
+
+    pub fn load(&self, t: Type, p: Value) -> Value {
+        unsafe { LLVMBuildLoad2(self.b, t, p, EMPTY) }
+    }
+
+    pub fn store(&self, v: Value, p: Value) {
+        unsafe {
+            LLVMBuildStore(self.b, v, p);
+        }
+    }
+
+    pub fn br(&self, to: Block) {
+        unsafe {
+            LLVMBuildBr(self.b, to);
+        }
+    }
+
+    pub fn extract(&self, agg: Value, k: u32) -> Value {
+        unsafe { LLVMBuildExtractValue(self.b, agg, k, EMPTY) }
+    }
+
+    pub fn insert(&self, agg: Value, v: Value, k: u32) -> Value {
+        unsafe { LLVMBuildInsertValue(self.b, agg, v, k, EMPTY) }
+    }
+
+    pub fn call(&self, f: Value, args: &mut [Value]) -> Value {
+        unsafe {
+            LLVMBuildCall2(
+                self.b,
+                ir::function_type(f),
+                f,
+                args.as_mut_ptr(),
+                args.len() as u32,
+                EMPTY,
+            )
+        }
+    }
+
+    pub fn zero(&self, t: Type) -> Value {
+        unsafe { LLVMConstNull(t) }
+    }
+
+    /// Converts a float to another float width (or returns it unchanged).
+    pub fn convert_float(&self, v: Value, to: Type) -> Value {
+        let from = ir::type_of(v);
+        if from == to {
+            return v;
+        }
+        unsafe {
+            if ir::float_rank(from) < ir::float_rank(to) {
+                LLVMBuildFPExt(self.b, v, to, EMPTY)
+            } else {
+                LLVMBuildFPTrunc(self.b, v, to, EMPTY)
+            }
+        }
+    }
+
+    /// Converts an argument to a parameter's type where C's argument
+    /// promotions allow it (float widths, integer widths); `None` otherwise.
+    pub fn convert_arg(&self, v: Value, to: Type) -> Option<Value> {
+        let from = ir::type_of(v);
+        if from == to {
+            return Some(v);
+        }
+        if ir::is_float(from) && ir::is_float(to) {
+            return Some(self.convert_float(v, to));
+        }
+        if ir::is_int(from) && ir::is_int(to) {
+            let (a, b) = (ir::int_width(from), ir::int_width(to));
+            return Some(unsafe {
+                if a > b {
+                    LLVMBuildTrunc(self.b, v, to, EMPTY)
+                } else {
+                    LLVMBuildSExt(self.b, v, to, EMPTY)
+                }
+            });
+        }
+        None
+    }
+
+    /// A call of the overloaded intrinsic `name` at the given overload types.
+    pub fn intrinsic(&self, name: &str, overloads: &[Type], args: &mut [Value]) -> Value {
+        unsafe {
+            let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
+            assert!(id != 0, "unknown intrinsic {name}");
+            let mut tys = overloads.to_vec();
+            let f = LLVMGetIntrinsicDeclaration(self.module, id, tys.as_mut_ptr(), tys.len());
+            let fty = LLVMIntrinsicGetType(self.ctx, id, tys.as_mut_ptr(), tys.len());
+            LLVMBuildCall2(self.b, fty, f, args.as_mut_ptr(), args.len() as u32, EMPTY)
+        }
+    }
+
+    /// `partial · seed`, where `partial` is a rule expression over `args`
+    /// (values in the function being built) and `result`. `None` when the
+    /// partial is the constant zero, so no contribution needs emitting.
+    pub fn scaled_partial(
+        &self,
+        partial: &Expr,
+        ty: Type,
+        args: &[Value],
+        result: &mut dyn FnMut() -> Value,
+        seed: Value,
+    ) -> Option<Value> {
+        match partial {
+            Expr::Num(x) if *x == 0.0 => None,
+            Expr::Num(x) if *x == 1.0 => Some(seed),
+            Expr::Num(x) if *x == -1.0 => Some(self.fneg(seed)),
+            e => {
+                let p = self.eval(e, ty, args, result);
+                let p = self.as_float(p, ty);
+                Some(self.fmul(p, seed))
+            }
+        }
+    }
+
+    fn as_float(&self, v: Val, ty: Type) -> Value {
+        match v {
+            Val::Lit(x) => ir::const_real(ty, x),
+            Val::F(v) => v,
+            Val::I(v) => unsafe { LLVMBuildSIToFP(self.b, v, ty, EMPTY) },
+            Val::B(v) => unsafe { LLVMBuildUIToFP(self.b, v, ty, EMPTY) },
+        }
+    }
+
+    fn eval(&self, e: &Expr, ty: Type, args: &[Value], result: &mut dyn FnMut() -> Value) -> Val {
+        unsafe {
+            match e {
+                Expr::Num(x) => Val::Lit(*x),
+                Expr::Param(k) => {
+                    let v = args[*k];
+                    if ir::is_float(ir::type_of(v)) {
+                        Val::F(v)
+                    } else {
+                        Val::I(v)
+                    }
+                }
+                Expr::Result => Val::F(result()),
+                Expr::Neg(a) => match self.eval(a, ty, args, result) {
+                    Val::Lit(x) => Val::Lit(-x),
+                    Val::I(v) => Val::I(LLVMBuildNeg(self.b, v, EMPTY)),
+                    v => Val::F(self.fneg(self.as_float(v, ty))),
+                },
+                Expr::Bin(op, a, b) => {
+                    let (x, y) = (
+                        self.eval(a, ty, args, result),
+                        self.eval(b, ty, args, result),
+                    );
+                    match (x, y) {
+                        (Val::Lit(p), Val::Lit(q)) => Val::Lit(match op {
+                            BinOp::Add => p + q,
+                            BinOp::Sub => p - q,
+                            BinOp::Mul => p * q,
+                            BinOp::Div => p / q,
+                        }),
+                        (Val::I(p), Val::I(q)) => Val::I(self.int_bin(*op, p, q)),
+                        (Val::I(p), Val::Lit(q)) => Val::I(self.int_bin(
+                            *op,
+                            p,
+                            LLVMConstInt(ir::type_of(p), q as i64 as u64, 1),
+                        )),
+                        (Val::Lit(p), Val::I(q)) => Val::I(self.int_bin(
+                            *op,
+                            LLVMConstInt(ir::type_of(q), p as i64 as u64, 1),
+                            q,
+                        )),
+                        (x, y) => {
+                            let (p, q) = (self.as_float(x, ty), self.as_float(y, ty));
+                            Val::F(match op {
+                                BinOp::Add => LLVMBuildFAdd(self.b, p, q, EMPTY),
+                                BinOp::Sub => LLVMBuildFSub(self.b, p, q, EMPTY),
+                                BinOp::Mul => LLVMBuildFMul(self.b, p, q, EMPTY),
+                                BinOp::Div => LLVMBuildFDiv(self.b, p, q, EMPTY),
+                            })
+                        }
+                    }
+                }
+                Expr::Cmp(op, a, b) => {
+                    let (x, y) = (
+                        self.eval(a, ty, args, result),
+                        self.eval(b, ty, args, result),
+                    );
+                    match (x, y) {
+                        (Val::B(p), Val::B(q)) => {
+                            let pred = match op {
+                                CmpOp::Eq => LLVMIntPredicate::LLVMIntEQ,
+                                _ => LLVMIntPredicate::LLVMIntNE,
+                            };
+                            Val::B(LLVMBuildICmp(self.b, pred, p, q, EMPTY))
+                        }
+                        (Val::I(p), Val::Lit(q)) => {
+                            let q = LLVMConstInt(ir::type_of(p), q as i64 as u64, 1);
+                            Val::B(LLVMBuildICmp(self.b, int_pred(*op), p, q, EMPTY))
+                        }
+                        (Val::I(p), Val::I(q)) => {
+                            Val::B(LLVMBuildICmp(self.b, int_pred(*op), p, q, EMPTY))
+                        }
+                        (x, y) => {
+                            let (p, q) = (self.as_float(x, ty), self.as_float(y, ty));
+                            Val::B(LLVMBuildFCmp(self.b, real_pred(*op), p, q, EMPTY))
+                        }
+                    }
+                }
+                Expr::Select(c, a, b) => {
+                    let c = match self.eval(c, ty, args, result) {
+                        Val::B(c) => c,
+                        _ => panic!("select condition must be a comparison"),
+                    };
+                    let (x, y) = (
+                        self.eval(a, ty, args, result),
+                        self.eval(b, ty, args, result),
+                    );
+                    Val::F(self.select(c, self.as_float(x, ty), self.as_float(y, ty)))
+                }
+                Expr::Call(name, call_args) => {
+                    let vals: Vec<Val> = call_args
+                        .iter()
+                        .map(|a| self.eval(a, ty, args, result))
+                        .collect();
+                    let intrinsic = format!("llvm.{name}");
+                    if *name == "powi" {
+                        let x = self.as_float(vals[0], ty);
+                        let n = match vals[1] {
+                            Val::I(n) => n,
+                            Val::Lit(q) => {
+                                LLVMConstInt(LLVMInt32TypeInContext(self.ctx), q as i64 as u64, 1)
+                            }
+                            _ => panic!("powi exponent must be an integer"),
+                        };
+                        return Val::F(self.intrinsic(
+                            &intrinsic,
+                            &[ty, ir::type_of(n)],
+                            &mut [x, n],
+                        ));
+                    }
+                    let mut fs: Vec<Value> =
+                        vals.into_iter().map(|v| self.as_float(v, ty)).collect();
+                    Val::F(self.intrinsic(&intrinsic, &[ty], &mut fs))
+                }
+            }
+        }
+    }
+
+    fn int_bin(&self, op: BinOp, p: Value, q: Value) -> Value {
+        unsafe {
+            match op {
+                BinOp::Add => LLVMBuildAdd(self.b, p, q, EMPTY),
+                BinOp::Sub => LLVMBuildSub(self.b, p, q, EMPTY),
+                BinOp::Mul => LLVMBuildMul(self.b, p, q, EMPTY),
+                BinOp::Div => LLVMBuildSDiv(self.b, p, q, EMPTY),
+            }
+        }
+    }
+
+    /// Clones a primal instruction at the builder's position, remapping operands.
+    pub fn clone_instruction(&self, i: Value, map: &HashMap<Value, Value>) -> Value {
+        unsafe {
+            let n = LLVMInstructionClone(i);
+            LLVMInsertIntoBuilder(self.b, n);
+            crate::prep::remap_operands(n, map);
+            // Derivative functions carry no debug info of their own.
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(n, std::ptr::null_mut());
+            if !ir::is_void(ir::type_of(i)) {
+                ir::set_name(n, &ir::name(i));
+            }
+            n
+        }
+    }
+}
+
+fn int_pred(op: CmpOp) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match op {
+        CmpOp::Lt => LLVMIntSLT,
+        CmpOp::Le => LLVMIntSLE,
+        CmpOp::Gt => LLVMIntSGT,
+        CmpOp::Ge => LLVMIntSGE,
+        CmpOp::Eq => LLVMIntEQ,
+        CmpOp::Ne => LLVMIntNE,
+    }
+}
+
+fn real_pred(op: CmpOp) -> LLVMRealPredicate {
+    use LLVMRealPredicate::*;
+    match op {
+        CmpOp::Lt => LLVMRealOLT,
+        CmpOp::Le => LLVMRealOLE,
+        CmpOp::Gt => LLVMRealOGT,
+        CmpOp::Ge => LLVMRealOGE,
+        CmpOp::Eq => LLVMRealOEQ,
+        CmpOp::Ne => LLVMRealUNE,
+    }
+}
+
+/// The operands a rule's parameters refer to: call arguments or instruction operands.
+pub(crate) fn rule_operands(i: Value, rule: &CompiledRule) -> Vec<Value> {
+    let n = rule.int_params.len() as u32;
+    (0..n).map(|k| ir::operand(i, k)).collect()
+}

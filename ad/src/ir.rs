@@ -1,0 +1,296 @@
+//! Thin, safe-ish helpers over the raw LLVM C API.
+//!
+//! The engine works on `LLVMValueRef`s directly: instruction introspection
+//! (opcodes, operands, callees, debug locations) and generic cloning are far
+//! shorter in the C API than through inkwell's typed wrappers. Every function
+//! here is a one-liner's worth of `unsafe`; callers must only pass live values
+//! of the module being transformed.
+
+use std::ffi::{CStr, CString};
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+
+use crate::diag::SourceLocation;
+
+pub(crate) type Value = LLVMValueRef;
+pub(crate) type Type = LLVMTypeRef;
+pub(crate) type Block = LLVMBasicBlockRef;
+
+pub(crate) fn cstring(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).expect("interior NUL removed")
+}
+
+/// The name of a value (empty for unnamed values).
+pub(crate) fn name(v: Value) -> String {
+    unsafe {
+        let mut len = 0usize;
+        let p = LLVMGetValueName2(v, &mut len);
+        if p.is_null() {
+            return String::new();
+        }
+        let bytes = std::slice::from_raw_parts(p as *const u8, len);
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
+pub(crate) fn set_name(v: Value, n: &str) {
+    unsafe { LLVMSetValueName2(v, n.as_ptr() as *const _, n.len()) }
+}
+
+/// The textual IR of a value, trimmed, for diagnostics.
+pub(crate) fn print(v: Value) -> String {
+    unsafe {
+        let p = LLVMPrintValueToString(v);
+        let s = CStr::from_ptr(p).to_string_lossy().trim().to_string();
+        LLVMDisposeMessage(p);
+        s
+    }
+}
+
+pub(crate) fn print_type(t: Type) -> String {
+    unsafe {
+        let p = LLVMPrintTypeToString(t);
+        let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+        LLVMDisposeMessage(p);
+        s
+    }
+}
+
+pub(crate) fn type_of(v: Value) -> Type {
+    unsafe { LLVMTypeOf(v) }
+}
+
+pub(crate) fn kind(t: Type) -> LLVMTypeKind {
+    unsafe { LLVMGetTypeKind(t) }
+}
+
+/// Scalar floating-point types: the only types that carry derivatives in this slice.
+pub(crate) fn is_float(t: Type) -> bool {
+    use LLVMTypeKind::*;
+    matches!(
+        kind(t),
+        LLVMHalfTypeKind
+            | LLVMBFloatTypeKind
+            | LLVMFloatTypeKind
+            | LLVMDoubleTypeKind
+            | LLVMX86_FP80TypeKind
+            | LLVMFP128TypeKind
+            | LLVMPPC_FP128TypeKind
+    )
+}
+
+/// Width rank of a float type, used to decide between `fpext` and `fptrunc`.
+pub(crate) fn float_rank(t: Type) -> u32 {
+    use LLVMTypeKind::*;
+    match kind(t) {
+        LLVMHalfTypeKind | LLVMBFloatTypeKind => 16,
+        LLVMFloatTypeKind => 32,
+        LLVMDoubleTypeKind => 64,
+        LLVMX86_FP80TypeKind => 80,
+        _ => 128,
+    }
+}
+
+pub(crate) fn is_int(t: Type) -> bool {
+    kind(t) == LLVMTypeKind::LLVMIntegerTypeKind
+}
+
+pub(crate) fn int_width(t: Type) -> u32 {
+    unsafe { LLVMGetIntTypeWidth(t) }
+}
+
+pub(crate) fn is_void(t: Type) -> bool {
+    kind(t) == LLVMTypeKind::LLVMVoidTypeKind
+}
+
+pub(crate) fn opcode(i: Value) -> LLVMOpcode {
+    unsafe { LLVMGetInstructionOpcode(i) }
+}
+
+pub(crate) fn is_instruction(v: Value) -> bool {
+    unsafe { !LLVMIsAInstruction(v).is_null() }
+}
+
+pub(crate) fn is_argument(v: Value) -> bool {
+    unsafe { !LLVMIsAArgument(v).is_null() }
+}
+
+pub(crate) fn is_declaration(f: Value) -> bool {
+    unsafe { LLVMIsDeclaration(f) != 0 }
+}
+
+pub(crate) fn operand_count(i: Value) -> u32 {
+    unsafe { LLVMGetNumOperands(i) as u32 }
+}
+
+pub(crate) fn operand(i: Value, n: u32) -> Value {
+    unsafe { LLVMGetOperand(i, n) }
+}
+
+/// The number of argument operands of a call (operands minus the callee and bundles).
+pub(crate) fn call_arg_count(call: Value) -> u32 {
+    unsafe { LLVMGetNumArgOperands(call) }
+}
+
+/// The function a call calls directly, looking through pointer casts and aliases.
+pub(crate) fn called_function(call: Value) -> Option<Value> {
+    let callee = unsafe { LLVMGetCalledValue(call) };
+    strip_to_function(callee)
+}
+
+/// `v` as a function, looking through constant casts and global aliases.
+pub(crate) fn strip_to_function(mut v: Value) -> Option<Value> {
+    for _ in 0..8 {
+        if v.is_null() {
+            return None;
+        }
+        unsafe {
+            if !LLVMIsAFunction(v).is_null() {
+                return Some(v);
+            }
+            if !LLVMIsAGlobalAlias(v).is_null() {
+                v = LLVMAliasGetAliasee(v);
+                continue;
+            }
+            if !LLVMIsAConstantExpr(v).is_null() {
+                match LLVMGetConstOpcode(v) {
+                    LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+                        v = LLVMGetOperand(v, 0);
+                        continue;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        return None;
+    }
+    None
+}
+
+pub(crate) fn params(f: Value) -> Vec<Value> {
+    unsafe {
+        let n = LLVMCountParams(f);
+        (0..n).map(|i| LLVMGetParam(f, i)).collect()
+    }
+}
+
+pub(crate) fn return_type(f: Value) -> Type {
+    unsafe { LLVMGetReturnType(LLVMGlobalGetValueType(f)) }
+}
+
+pub(crate) fn function_type(f: Value) -> Type {
+    unsafe { LLVMGlobalGetValueType(f) }
+}
+
+pub(crate) fn blocks(f: Value) -> Vec<Block> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut b = LLVMGetFirstBasicBlock(f);
+        while !b.is_null() {
+            out.push(b);
+            b = LLVMGetNextBasicBlock(b);
+        }
+    }
+    out
+}
+
+pub(crate) fn instructions(b: Block) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut i = LLVMGetFirstInstruction(b);
+        while !i.is_null() {
+            out.push(i);
+            i = LLVMGetNextInstruction(i);
+        }
+    }
+    out
+}
+
+pub(crate) fn terminator(b: Block) -> Value {
+    unsafe { LLVMGetBasicBlockTerminator(b) }
+}
+
+pub(crate) fn successors(term: Value) -> Vec<Block> {
+    unsafe {
+        let n = LLVMGetNumSuccessors(term);
+        (0..n).map(|i| LLVMGetSuccessor(term, i)).collect()
+    }
+}
+
+pub(crate) fn block_value(b: Block) -> Value {
+    unsafe { LLVMBasicBlockAsValue(b) }
+}
+
+pub(crate) fn parent_block(i: Value) -> Block {
+    unsafe { LLVMGetInstructionParent(i) }
+}
+
+pub(crate) fn parent_function(i: Value) -> Value {
+    unsafe { LLVMGetBasicBlockParent(LLVMGetInstructionParent(i)) }
+}
+
+pub(crate) fn incoming(phi: Value) -> Vec<(Value, Block)> {
+    unsafe {
+        let n = LLVMCountIncoming(phi);
+        (0..n)
+            .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
+            .collect()
+    }
+}
+
+pub(crate) fn const_real(t: Type, x: f64) -> Value {
+    unsafe { LLVMConstReal(t, x) }
+}
+
+/// The value of a floating-point constant, if `v` is one.
+pub(crate) fn const_float_value(v: Value) -> Option<f64> {
+    unsafe {
+        if LLVMIsAConstantFP(v).is_null() {
+            return None;
+        }
+        let mut lost = 0;
+        Some(LLVMConstRealGetDouble(v, &mut lost))
+    }
+}
+
+/// Source position of an instruction from its `!dbg` attachment, if any.
+pub(crate) fn location(i: Value) -> Option<SourceLocation> {
+    unsafe {
+        if LLVMIsAInstruction(i).is_null() {
+            return None;
+        }
+        let line = LLVMGetDebugLocLine(i);
+        if line == 0 {
+            return None;
+        }
+        let mut len = 0u32;
+        let f = LLVMGetDebugLocFilename(i, &mut len);
+        let file = if f.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(f as *const u8, len as usize))
+                .into_owned()
+        };
+        let d = LLVMGetDebugLocDirectory(i, &mut len);
+        let directory = if d.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(d as *const u8, len as usize))
+                .into_owned()
+        };
+        let column = LLVMGetDebugLocColumn(i);
+        Some(SourceLocation {
+            directory,
+            file,
+            line,
+            column,
+        })
+    }
+}
+
+/// An enum attribute kind by name (`"sret"`, `"noreturn"`, ...).
+pub(crate) fn attr_kind(name: &str) -> u32 {
+    unsafe { LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len()) }
+}

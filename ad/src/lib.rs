@@ -1,0 +1,287 @@
+//! The enzyme-rs automatic-differentiation engine.
+//!
+//! A library over one LLVM module: it finds Enzyme-style calls
+//! (`__enzyme_autodiff`, `__enzyme_fwddiff`), synthesises the derivative
+//! functions they ask for and replaces each call by a call of its
+//! derivative. It spawns no processes and prints nothing; anything it cannot
+//! differentiate correctly comes back as a [`Diagnostic`].
+//!
+//! Pipeline inside [`differentiate`]:
+//! 1. [`markers`] parses every entry-point call (function, activities, seed);
+//! 2. [`prep`] clones the functions to differentiate and simplifies the clones;
+//! 3. [`classify`] validates every instruction of the clones (exhaustive over
+//!    opcodes) and reports what is unsupported, before anything is generated;
+//! 4. [`gen`] builds forward and reverse derivatives using the [`rules`] table;
+//! 5. the calls are rewritten and the clones deleted.
+
+#![warn(missing_docs)]
+
+mod cfg;
+mod classify;
+pub mod diag;
+mod emit;
+mod gen;
+mod ir;
+mod markers;
+mod names;
+mod prep;
+pub mod rules;
+
+use std::collections::HashSet;
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+pub use diag::{Diagnostic, SourceLocation};
+pub use gen::Mode;
+pub use names::display_name;
+
+use crate::emit::Emitter;
+use crate::gen::Generator;
+use crate::ir::{Type, Value};
+use crate::markers::{Activity, EntryPoint, MarkerCall};
+
+/// What [`differentiate`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// One line per rewritten call: mode, function and where it was called from.
+    pub calls: Vec<String>,
+}
+
+/// Differentiates every `__enzyme_autodiff` / `__enzyme_fwddiff` call in the
+/// module, in place.
+///
+/// On error the module may hold partially generated code and must not be
+/// emitted; every problem found is reported, not only the first.
+pub fn differentiate(module: &inkwell::module::Module<'_>) -> Result<Summary, Vec<Diagnostic>> {
+    differentiate_raw(module.as_mut_ptr())
+}
+
+/// [`differentiate`] on a raw LLVM module handle.
+pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut plans: Vec<MarkerCall> = Vec::new();
+    for (call, ep) in markers::find(module) {
+        match ep {
+            Some(EntryPoint::Diff(mode)) => match markers::parse(call, mode) {
+                Ok(p) => plans.push(p),
+                Err(d) => diags.push(d),
+            },
+            Some(EntryPoint::Unsupported(name)) => diags.push(
+                markers::at_call(call, format!("`{name}` is not supported yet"))
+                    .with_help("supported entry points: __enzyme_autodiff (reverse mode), __enzyme_fwddiff (forward mode)"),
+            ),
+            None => {}
+        }
+    }
+
+    let mut gen = Generator::new(module);
+    let mut checked: HashSet<Value> = HashSet::new();
+    for plan in &plans {
+        let clone = match gen.prep.ensure(module, plan.function) {
+            Ok(c) => c,
+            Err(e) => {
+                diags.push(markers::at_call(plan.call, e));
+                continue;
+            }
+        };
+        let context = format!(
+            "needed by the `{}` call in `{}`{}",
+            entry_name(plan.mode),
+            display_name(&ir::name(ir::parent_function(plan.call))),
+            ir::location(plan.call)
+                .map(|l| format!(" at {l}"))
+                .unwrap_or_default()
+        );
+        let mut work = vec![clone];
+        while let Some(f) = work.pop() {
+            if !checked.insert(f) {
+                continue;
+            }
+            let (ds, callees) = classify::check_function(f, &ir::name(gen.prep.original(f)));
+            diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
+            work.extend(callees);
+        }
+    }
+    if !diags.is_empty() {
+        gen.prep.delete_all();
+        return Err(diags);
+    }
+
+    let mut summary = Summary::default();
+    let mut targets = Vec::new();
+    for plan in &plans {
+        let clone = gen
+            .prep
+            .ensure(module, plan.function)
+            .expect("cloned above");
+        targets.push(gen.derivative(plan.mode, clone));
+    }
+    gen.run();
+    for (plan, d) in plans.iter().zip(targets) {
+        rewrite(module, plan, d);
+        summary.calls.push(format!(
+            "{} of `{}`",
+            match plan.mode {
+                Mode::Forward => "forward mode",
+                Mode::Reverse => "reverse mode",
+            },
+            display_name(&ir::name(plan.function))
+        ));
+    }
+    gen.prep.delete_all();
+    define_leftover_markers(module);
+    Ok(summary)
+}
+
+fn entry_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Reverse => "__enzyme_autodiff",
+        Mode::Forward => "__enzyme_fwddiff",
+    }
+}
+
+/// Replaces a marker call by a call of its derivative `d`.
+fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value) {
+    let e = Emitter::new(module);
+    e.before(plan.call);
+    let f = plan.function;
+    let params = ir::params(f);
+    let rt = ir::return_type(f);
+    let mut args = Vec::new();
+    for (p, a) in params.iter().zip(&plan.args) {
+        let pt = ir::type_of(*p);
+        let primal = e.convert_arg(a.primal, pt).expect("checked when parsing");
+        args.push(primal);
+        if plan.mode == Mode::Forward && ir::is_float(pt) {
+            let t = match a.shadow {
+                Some(s) => e.convert_arg(s, pt).expect("checked when parsing"),
+                None => e.zero(pt),
+            };
+            args.push(t);
+        }
+    }
+    if plan.mode == Mode::Reverse && ir::is_float(rt) {
+        let seed = match plan.seed {
+            Some(s) => e.convert_float(s, rt),
+            None => ir::const_real(rt, 1.0),
+        };
+        args.push(seed);
+    }
+    let r = e.call(d, &mut args);
+    // What the caller gets back: the tangent of the result, or the adjoints of active arguments.
+    let results: Vec<Value> = match plan.mode {
+        Mode::Forward => {
+            if ir::is_float(rt) {
+                vec![e.extract(r, 1)]
+            } else {
+                Vec::new()
+            }
+        }
+        Mode::Reverse => {
+            let mut out = Vec::new();
+            let mut k = 0;
+            for (p, a) in params.iter().zip(&plan.args) {
+                if !ir::is_float(ir::type_of(*p)) {
+                    continue;
+                }
+                if a.activity == Activity::Active {
+                    out.push(e.extract(r, k));
+                }
+                k += 1;
+            }
+            out
+        }
+    };
+    let call_ty = ir::type_of(plan.call);
+    let (target_ty, sret_ptr) = match plan.sret {
+        Some((ptr, t)) => (t, Some(ptr)),
+        None => (call_ty, None),
+    };
+    // The result type was checked against what is produced when parsing.
+    let value = if ir::is_void(target_ty) {
+        None
+    } else {
+        let mut it = results.into_iter();
+        Some(build_aggregate(&e, target_ty, &mut it))
+    };
+    unsafe {
+        if let (Some(v), Some(p)) = (value, sret_ptr) {
+            e.store(v, p);
+        }
+        if !ir::is_void(call_ty) {
+            let v = match (value, sret_ptr) {
+                (Some(v), None) => v,
+                _ => LLVMGetUndef(call_ty),
+            };
+            LLVMReplaceAllUsesWith(plan.call, v);
+        }
+        if let Some(loc) = Some(llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(plan.call))
+            .filter(|l| !l.is_null())
+        {
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(r, loc);
+        }
+        LLVMInstructionEraseFromParent(plan.call);
+        for l in &plan.marker_loads {
+            if LLVMGetFirstUse(*l).is_null() && !LLVMGetInstructionParent(*l).is_null() {
+                LLVMInstructionEraseFromParent(*l);
+            }
+        }
+    }
+}
+
+/// Builds a value of type `t` from float scalars, converting widths.
+fn build_aggregate(e: &Emitter, t: Type, vals: &mut impl Iterator<Item = Value>) -> Value {
+    use llvm_sys::LLVMTypeKind::*;
+    if ir::is_float(t) {
+        let v = vals.next().expect("leaf count checked");
+        return e.convert_float(v, t);
+    }
+    unsafe {
+        let mut agg = LLVMGetUndef(t);
+        match ir::kind(t) {
+            LLVMStructTypeKind => {
+                for i in 0..LLVMCountStructElementTypes(t) {
+                    let v = build_aggregate(e, LLVMStructGetTypeAtIndex(t, i), vals);
+                    agg = e.insert(agg, v, i);
+                }
+            }
+            LLVMArrayTypeKind => {
+                for i in 0..LLVMGetArrayLength2(t) as u32 {
+                    let v = build_aggregate(e, LLVMGetElementType(t), vals);
+                    agg = e.insert(agg, v, i);
+                }
+            }
+            LLVMVectorTypeKind => {
+                let i32t = LLVMInt32TypeInContext(e.ctx);
+                for i in 0..LLVMGetVectorSize(t) {
+                    let v = build_aggregate(e, LLVMGetElementType(t), vals);
+                    agg = LLVMBuildInsertElement(
+                        e.b,
+                        agg,
+                        v,
+                        LLVMConstInt(i32t, i as u64, 0),
+                        c"".as_ptr(),
+                    );
+                }
+            }
+            _ => unreachable!("leaf count checked"),
+        }
+        agg
+    }
+}
+
+/// Marker globals (`enzyme_dup`, ...) that are only declared get a weak
+/// definition, so a program that still mentions them links.
+fn define_leftover_markers(module: LLVMModuleRef) {
+    unsafe {
+        let mut g = LLVMGetFirstGlobal(module);
+        while !g.is_null() {
+            if ir::name(g).starts_with("enzyme_") && LLVMIsDeclaration(g) != 0 {
+                LLVMSetInitializer(g, LLVMConstNull(LLVMGlobalGetValueType(g)));
+                LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMWeakAnyLinkage);
+            }
+            g = LLVMGetNextGlobal(g);
+        }
+    }
+}

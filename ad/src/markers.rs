@@ -1,0 +1,433 @@
+//! Recognising `__enzyme_autodiff` / `__enzyme_fwddiff` calls and reading
+//! their arguments the way Enzyme does: any callee whose name contains the
+//! entry point's name; first the function (possibly cast), then one argument
+//! per parameter, each optionally preceded by an activity marker (the global
+//! `enzyme_dup` etc., passed loaded or by address), duplicated arguments
+//! followed by their shadow.
+
+use llvm_sys::core::*;
+
+use crate::diag::Diagnostic;
+use crate::gen::Mode;
+use crate::ir::{self, Type, Value};
+use crate::names::display_name;
+
+/// Activity of one argument of a marker call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Activity {
+    /// `enzyme_out`: its adjoint is returned (reverse mode).
+    Active,
+    /// `enzyme_const`: no derivative.
+    Const,
+    /// `enzyme_dup`: followed by a shadow (forward mode: the tangent).
+    Dup,
+    /// `enzyme_dupnoneed`: like `Dup`, the primal result is not needed.
+    DupNoNeed,
+}
+
+/// One parameter's argument(s) at a marker call.
+pub(crate) struct ArgPlan {
+    pub activity: Activity,
+    pub primal: Value,
+    pub shadow: Option<Value>,
+}
+
+/// A parsed marker call, ready to be replaced.
+pub(crate) struct MarkerCall {
+    pub call: Value,
+    pub mode: Mode,
+    /// The user's function to differentiate.
+    pub function: Value,
+    pub args: Vec<ArgPlan>,
+    /// Seed of the result in reverse mode, when passed explicitly.
+    pub seed: Option<Value>,
+    /// The `sret` pointer and its type, when the result is returned through memory.
+    pub sret: Option<(Value, Type)>,
+    /// Loads of marker globals used by this call (erased when unused afterwards).
+    pub marker_loads: Vec<Value>,
+}
+
+/// Entry points of Enzyme's C API that this version does not implement.
+const UNSUPPORTED_ENTRY_POINTS: &[&str] = &[
+    "__enzyme_augmentfwd",
+    "__enzyme_reverse",
+    "__enzyme_augmentsize",
+    "__enzyme_fwdsplit",
+    "__enzyme_batch",
+    "__enzyme_virtualreverse",
+    "__enzyme_todense",
+    "__enzyme_error_estimate",
+];
+
+/// Markers of Enzyme's C API that this version does not implement yet.
+const UNSUPPORTED_MARKERS: &[&str] = &[
+    "enzyme_dupv",
+    "enzyme_dupnoneedv",
+    "enzyme_width",
+    "enzyme_interleave",
+    "enzyme_const_return",
+    "enzyme_active_return",
+    "enzyme_dup_return",
+    "enzyme_primal_return",
+    "enzyme_noret",
+    "enzyme_allocated",
+    "enzyme_tape",
+    "enzyme_nofree",
+    "enzyme_not_overwritten",
+    "enzyme_byref",
+    "enzyme_runtime_activity",
+    "enzyme_strong_zero",
+    "enzyme_scalar",
+    "enzyme_vector",
+    "enzyme_buffer",
+];
+
+/// What kind of entry point a callee name is.
+pub(crate) enum EntryPoint {
+    Diff(Mode),
+    Unsupported(&'static str),
+}
+
+/// Classifies a callee name as an Enzyme entry point.
+pub(crate) fn entry_point(name: &str) -> Option<EntryPoint> {
+    if name.contains("__enzyme_autodiff") {
+        return Some(EntryPoint::Diff(Mode::Reverse));
+    }
+    if name.contains("__enzyme_fwddiff") {
+        return Some(EntryPoint::Diff(Mode::Forward));
+    }
+    UNSUPPORTED_ENTRY_POINTS
+        .iter()
+        .find(|e| name.contains(*e))
+        .map(|e| EntryPoint::Unsupported(e))
+}
+
+/// Every call or invoke of an Enzyme entry point in the module, with its mode.
+pub(crate) fn find(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<(Value, Option<EntryPoint>)> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            for b in ir::blocks(f) {
+                for i in ir::instructions(b) {
+                    let op = ir::opcode(i);
+                    if op != llvm_sys::LLVMOpcode::LLVMCall
+                        && op != llvm_sys::LLVMOpcode::LLVMInvoke
+                    {
+                        continue;
+                    }
+                    if let Some(callee) = ir::called_function(i) {
+                        let name = ir::name(callee);
+                        if let Some(ep) = entry_point(&name) {
+                            out.push((i, Some(ep)));
+                        }
+                    }
+                }
+            }
+            f = LLVMGetNextFunction(f);
+        }
+    }
+    out
+}
+
+/// If `v` is an activity marker (`enzyme_xxx` global, loaded or by address),
+/// its name and the load instruction if there is one.
+pub(crate) fn marker(v: Value) -> Option<(String, Option<Value>)> {
+    unsafe {
+        if !LLVMIsAGlobalVariable(v).is_null() {
+            let n = ir::name(v);
+            return n.starts_with("enzyme_").then_some((n, None));
+        }
+        if !LLVMIsALoadInst(v).is_null() {
+            let p = LLVMGetOperand(v, 0);
+            if !LLVMIsAGlobalVariable(p).is_null() {
+                let n = ir::name(p);
+                return n.starts_with("enzyme_").then_some((n, Some(v)));
+            }
+        }
+    }
+    None
+}
+
+/// A diagnostic located at a marker call.
+pub(crate) fn at_call(call: Value, message: String) -> Diagnostic {
+    let mut d = Diagnostic::new(message);
+    d.location = ir::location(call);
+    d.function = Some(display_name(&ir::name(ir::parent_function(call))));
+    d
+}
+
+fn entry_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Reverse => "__enzyme_autodiff",
+        Mode::Forward => "__enzyme_fwddiff",
+    }
+}
+
+/// Reads a marker call's arguments.
+pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
+    let entry = entry_name(mode);
+    if ir::opcode(call) == llvm_sys::LLVMOpcode::LLVMInvoke {
+        return Err(at_call(call, format!("`{entry}` called where it may throw (an `invoke`) is not supported yet"))
+            .with_help("declare the entry point `noexcept` (C++) or call it outside try blocks / scopes with destructors"));
+    }
+    let n = ir::call_arg_count(call);
+    let arg = |k: u32| ir::operand(call, k);
+    let mut idx = 0;
+    let sret = unsafe {
+        let a = LLVMGetCallSiteEnumAttribute(call, 1, ir::attr_kind("sret"));
+        (!a.is_null() && n > 0).then(|| (arg(0), llvm_sys::core::LLVMGetTypeAttributeValue(a)))
+    };
+    if sret.is_some() {
+        idx = 1;
+    }
+    if idx >= n {
+        return Err(at_call(
+            call,
+            format!("`{entry}` needs the function to differentiate as its first argument"),
+        )
+        .with_help(format!("call it as `{entry}((void*)f, x, ...)`")));
+    }
+    let Some(function) = ir::strip_to_function(arg(idx)) else {
+        return Err(at_call(
+            call,
+            format!(
+                "the first argument of `{entry}` must be a function; found `{}`",
+                ir::print(arg(idx))
+            ),
+        )
+        .with_help("pass the function itself, e.g. `(void*)f`, not a variable holding a pointer"));
+    };
+    idx += 1;
+    let fname = display_name(&ir::name(function));
+    if ir::is_declaration(function) {
+        return Err(at_call(call, format!("`{fname}` has no body in the merged module, so it cannot be differentiated"))
+            .with_help(format!("compile the source file that defines `{fname}` with enzyme-cc so its bitcode is linked in")));
+    }
+    let mut marker_loads = Vec::new();
+    let mut args = Vec::new();
+    let params = ir::params(function);
+    for (k, p) in params.iter().enumerate() {
+        let pty = ir::type_of(*p);
+        let pname = match ir::name(*p) {
+            s if s.is_empty() => format!("#{}", k + 1),
+            s => format!("`{s}`"),
+        };
+        let mut explicit = None;
+        loop {
+            if idx >= n {
+                return Err(at_call(
+                    call,
+                    format!(
+                        "`{entry}` call is missing an argument for parameter {pname} of `{fname}` (type `{}`)",
+                        ir::print_type(pty)
+                    ),
+                )
+                .with_help(format!("`{fname}` takes {} parameters; pass one value per parameter after the function", params.len())));
+            }
+            match marker(arg(idx)) {
+                Some((m, load)) => {
+                    let activity = match m.as_str() {
+                        "enzyme_out" => Activity::Active,
+                        "enzyme_const" => Activity::Const,
+                        "enzyme_dup" => Activity::Dup,
+                        "enzyme_dupnoneed" => Activity::DupNoNeed,
+                        other => return Err(bad_marker(call, other)),
+                    };
+                    if explicit.is_some() {
+                        return Err(at_call(call, format!("two activity markers in a row before parameter {pname} of `{fname}`")));
+                    }
+                    explicit = Some(activity);
+                    marker_loads.extend(load);
+                    idx += 1;
+                }
+                None => break,
+            }
+        }
+        let primal = arg(idx);
+        idx += 1;
+        let is_float = ir::is_float(pty);
+        let activity = explicit.unwrap_or(match (mode, is_float) {
+            (Mode::Reverse, true) => Activity::Active,
+            (Mode::Forward, true) => Activity::Dup,
+            _ => Activity::Const,
+        });
+        if !is_float && !ir::is_int(pty) {
+            return Err(at_call(
+                call,
+                format!("parameter {pname} of `{fname}` has type `{}`, which is not supported yet", ir::print_type(pty)),
+            )
+            .with_help("this version differentiates functions of scalar `float`/`double` and integer parameters; pointers and aggregates come later"));
+        }
+        match (mode, is_float, activity) {
+            (_, _, Activity::Const) => {}
+            (Mode::Reverse, true, Activity::Active) => {}
+            (Mode::Forward, true, Activity::Dup | Activity::DupNoNeed) => {}
+            (Mode::Reverse, true, _) => {
+                return Err(at_call(call, format!("`enzyme_dup` given for by-value floating-point parameter {pname} of `{fname}` in reverse mode"))
+                    .with_help("a by-value float is `enzyme_out` (its adjoint is returned) or `enzyme_const`"))
+            }
+            (Mode::Forward, true, _) => {
+                return Err(at_call(call, format!("`enzyme_out` given for parameter {pname} of `{fname}` in forward mode"))
+                    .with_help("in forward mode pass `enzyme_dup, x, dx` (value and tangent) or `enzyme_const, x`"))
+            }
+            (_, false, _) => {
+                return Err(at_call(call, format!("integer parameter {pname} of `{fname}` cannot be active"))
+                    .with_help("integers carry no derivative; pass it with `enzyme_const` or without a marker"))
+            }
+        }
+        check_convertible(call, primal, pty, &pname, &fname, entry)?;
+        let shadow = if matches!(activity, Activity::Dup | Activity::DupNoNeed) {
+            if idx >= n || marker(arg(idx)).is_some() {
+                return Err(at_call(call, format!("`{entry}` call is missing the shadow (tangent) of parameter {pname} of `{fname}`"))
+                    .with_help("a duplicated argument is followed by its shadow: `enzyme_dup, x, dx`"));
+            }
+            let s = arg(idx);
+            idx += 1;
+            check_convertible(call, s, pty, &pname, &fname, entry)?;
+            Some(s)
+        } else {
+            None
+        };
+        args.push(ArgPlan {
+            activity,
+            primal,
+            shadow,
+        });
+    }
+    let mut seed = None;
+    if idx < n {
+        if let Some((m, _)) = marker(arg(idx)) {
+            return Err(bad_marker(call, &m));
+        }
+        let rt = ir::return_type(function);
+        if mode == Mode::Reverse
+            && idx + 1 == n
+            && ir::is_float(rt)
+            && ir::is_float(ir::type_of(arg(idx)))
+        {
+            seed = Some(arg(idx));
+        } else {
+            return Err(at_call(
+                call,
+                format!("`{entry}` call has {} more argument(s) than `{fname}` takes", n - idx),
+            )
+            .with_help(format!("`{fname}` takes {} parameters; in reverse mode one extra float is the seed of the result", params.len())));
+        }
+    }
+    check_result_type(call, mode, function, &args, sret)?;
+    Ok(MarkerCall {
+        call,
+        mode,
+        function,
+        args,
+        seed,
+        sret,
+        marker_loads,
+    })
+}
+
+/// The entry point's declared result (or `sret` memory) must hold what the
+/// derivative produces: the tangent of the result, or one float per active
+/// argument.
+fn check_result_type(
+    call: Value,
+    mode: Mode,
+    function: Value,
+    args: &[ArgPlan],
+    sret: Option<(Value, Type)>,
+) -> Result<(), Diagnostic> {
+    let entry = entry_name(mode);
+    let produced = match mode {
+        Mode::Forward => usize::from(ir::is_float(ir::return_type(function))),
+        Mode::Reverse => args
+            .iter()
+            .filter(|a| a.activity == Activity::Active)
+            .count(),
+    };
+    let what = match mode {
+        Mode::Forward => "the tangent of the result".to_string(),
+        Mode::Reverse => format!("{produced} adjoint(s) of active arguments"),
+    };
+    let target = sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(call));
+    if ir::is_void(target) {
+        if produced > 0 && mode == Mode::Reverse {
+            return Err(at_call(call, format!("`{entry}` call is declared to return `void`, but it produces {what}"))
+                .with_help("declare the entry point returning `double` (one active argument) or a struct of doubles (several)"));
+        }
+        return Ok(());
+    }
+    if count_float_leaves(target) != Some(produced) {
+        return Err(at_call(
+            call,
+            format!("`{entry}` call is declared to return `{}`, which cannot hold {what}", ir::print_type(target)),
+        )
+        .with_help("declare the entry point returning `double` for one derivative, or a struct with one `double` per active argument"));
+    }
+    Ok(())
+}
+
+/// Number of float scalars in a type made of floats, structs, arrays and vectors.
+pub(crate) fn count_float_leaves(t: Type) -> Option<usize> {
+    use llvm_sys::LLVMTypeKind::*;
+    if ir::is_float(t) {
+        return Some(1);
+    }
+    unsafe {
+        match ir::kind(t) {
+            LLVMStructTypeKind => {
+                let n = LLVMCountStructElementTypes(t);
+                (0..n)
+                    .map(|i| count_float_leaves(LLVMStructGetTypeAtIndex(t, i)))
+                    .sum()
+            }
+            LLVMArrayTypeKind => {
+                Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetArrayLength2(t) as usize)
+            }
+            LLVMVectorTypeKind => {
+                Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetVectorSize(t) as usize)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn bad_marker(call: Value, name: &str) -> Diagnostic {
+    if UNSUPPORTED_MARKERS.contains(&name) {
+        at_call(
+            call,
+            format!("activity marker `{name}` is not supported yet"),
+        )
+        .with_help("supported markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed")
+    } else {
+        at_call(call, format!("unknown activity marker `{name}`"))
+            .with_help("supported markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed")
+    }
+}
+
+fn check_convertible(
+    call: Value,
+    v: Value,
+    to: Type,
+    pname: &str,
+    fname: &str,
+    entry: &str,
+) -> Result<(), Diagnostic> {
+    let from = ir::type_of(v);
+    let ok = from == to
+        || (ir::is_float(from) && ir::is_float(to))
+        || (ir::is_int(from) && ir::is_int(to));
+    if ok {
+        Ok(())
+    } else {
+        Err(at_call(
+            call,
+            format!(
+                "`{entry}` passes a value of type `{}` for parameter {pname} of `{fname}`, which has type `{}`",
+                ir::print_type(from),
+                ir::print_type(to)
+            ),
+        )
+        .with_help("check the order of arguments and markers"))
+    }
+}

@@ -1,0 +1,179 @@
+//! Preprocessing: the engine differentiates private, simplified clones of the
+//! user's functions, never the functions themselves.
+//!
+//! At `-O0` clang marks every function `optnone` and keeps locals in stack
+//! slots; the clones drop `optnone` and go through a short pipeline (SROA,
+//! early CSE, instcombine, simplifycfg) so the engine sees SSA values. At
+//! `-O2` the clones are already in that shape and the pipeline is cheap. The
+//! user's primal functions stay exactly as compiled. Clones are deleted when
+//! differentiation is done.
+
+use std::collections::HashMap;
+
+use llvm_sys::core::*;
+use llvm_sys::error::*;
+use llvm_sys::prelude::*;
+use llvm_sys::transforms::pass_builder::*;
+
+use crate::ir::{self, Value};
+
+/// Suffix of the clones' names.
+pub const CLONE_SUFFIX: &str = ".enzyme.prep";
+
+/// The passes each clone goes through.
+const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instcombine<no-verify-fixpoint>,simplifycfg";
+
+/// The clones made so far.
+#[derive(Default)]
+pub(crate) struct Prep {
+    clone_of: HashMap<Value, Value>,
+    original_of: HashMap<Value, Value>,
+}
+
+impl Prep {
+    /// The simplified clone of `f`, made (with the clones of every module
+    /// function it calls, transitively) on first request.
+    pub fn ensure(&mut self, module: LLVMModuleRef, f: Value) -> Result<Value, String> {
+        if let Some(c) = self.clone_of.get(&f) {
+            return Ok(*c);
+        }
+        let mut fresh = Vec::new();
+        let mut work = vec![f];
+        while let Some(g) = work.pop() {
+            if self.clone_of.contains_key(&g) {
+                continue;
+            }
+            let c = clone_function(module, g);
+            self.clone_of.insert(g, c);
+            self.original_of.insert(c, g);
+            fresh.push(c);
+            for b in ir::blocks(c) {
+                for i in ir::instructions(b) {
+                    if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
+                        if let Some(callee) = ir::called_function(i) {
+                            if !ir::is_declaration(callee)
+                                && !self.original_of.contains_key(&callee)
+                            {
+                                work.push(callee);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Point calls between clones at the clones, so analyses of a clone see clones.
+        for c in &fresh {
+            for b in ir::blocks(*c) {
+                for i in ir::instructions(b) {
+                    if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
+                        if let Some(callee) = ir::called_function(i) {
+                            if let Some(cc) = self.clone_of.get(&callee) {
+                                unsafe { LLVMSetOperand(i, ir::operand_count(i) - 1, *cc) };
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for c in &fresh {
+            run_pipeline(*c)?;
+        }
+        Ok(self.clone_of[&f])
+    }
+
+    /// The user's function a clone was made from (identity for other values).
+    pub fn original(&self, v: Value) -> Value {
+        self.original_of.get(&v).copied().unwrap_or(v)
+    }
+
+    /// Deletes every clone. Nothing generated may refer to them by then.
+    pub fn delete_all(&mut self) {
+        for c in self.original_of.keys() {
+            unsafe { LLVMDeleteFunction(*c) };
+        }
+        self.clone_of.clear();
+        self.original_of.clear();
+    }
+}
+
+fn run_pipeline(f: Value) -> Result<(), String> {
+    let passes = ir::cstring(PIPELINE);
+    unsafe {
+        let opts = LLVMCreatePassBuilderOptions();
+        let err = LLVMRunPassesOnFunction(f, passes.as_ptr(), std::ptr::null_mut(), opts);
+        LLVMDisposePassBuilderOptions(opts);
+        if !err.is_null() {
+            let msg = LLVMGetErrorMessage(err);
+            let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
+            LLVMDisposeErrorMessage(msg);
+            return Err(format!("preprocessing pipeline failed: {s}"));
+        }
+    }
+    Ok(())
+}
+
+/// Copies `f`'s body into a new internal function, instruction by instruction.
+/// Debug locations are kept (diagnostics need them); debug records are not.
+fn clone_function(module: LLVMModuleRef, f: Value) -> Value {
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let name = ir::cstring(&format!("{}{}", ir::name(f), CLONE_SUFFIX));
+        let c = LLVMAddFunction(module, name.as_ptr(), ir::function_type(f));
+        LLVMSetLinkage(c, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let mut map: HashMap<Value, Value> = HashMap::new();
+        for (p, q) in ir::params(f).into_iter().zip(ir::params(c)) {
+            map.insert(p, q);
+            ir::set_name(q, &ir::name(p));
+        }
+        let blocks = ir::blocks(f);
+        for b in &blocks {
+            let nb = LLVMAppendBasicBlockInContext(ctx, c, c"".as_ptr());
+            map.insert(ir::block_value(*b), LLVMBasicBlockAsValue(nb));
+        }
+        let builder = LLVMCreateBuilderInContext(ctx);
+        let mut cloned = Vec::new();
+        let mut phis = Vec::new();
+        for b in &blocks {
+            let nb = LLVMValueAsBasicBlock(map[&ir::block_value(*b)]);
+            LLVMPositionBuilderAtEnd(builder, nb);
+            for i in ir::instructions(*b) {
+                let n = if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI {
+                    let n = LLVMBuildPhi(builder, ir::type_of(i), c"".as_ptr());
+                    phis.push((i, n));
+                    n
+                } else {
+                    let n = LLVMInstructionClone(i);
+                    LLVMInsertIntoBuilder(builder, n);
+                    cloned.push(n);
+                    n
+                };
+                if !ir::is_void(ir::type_of(i)) {
+                    ir::set_name(n, &ir::name(i));
+                }
+                map.insert(i, n);
+            }
+        }
+        for n in cloned {
+            remap_operands(n, &map);
+        }
+        for (old, new) in phis {
+            for (v, b) in ir::incoming(old) {
+                let mut v2 = map.get(&v).copied().unwrap_or(v);
+                let mut b2 = LLVMValueAsBasicBlock(map[&ir::block_value(b)]);
+                LLVMAddIncoming(new, &mut v2, &mut b2, 1);
+            }
+        }
+        LLVMDisposeBuilder(builder);
+        c
+    }
+}
+
+/// Replaces every operand of `i` found in `map`.
+pub(crate) fn remap_operands(i: Value, map: &HashMap<Value, Value>) {
+    for k in 0..ir::operand_count(i) {
+        let op = ir::operand(i, k);
+        if let Some(n) = map.get(&op) {
+            unsafe { LLVMSetOperand(i, k, *n) };
+        }
+    }
+}

@@ -1,0 +1,757 @@
+//! Engine tests without a compiler process: LLVM IR text is parsed,
+//! differentiated, verified and run through LLVM's JIT, and the numbers are
+//! checked against analytic derivatives and central finite differences.
+
+use inkwell::context::Context;
+use inkwell::execution_engine::JitFunction;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::targets::{InitializationConfig, Target};
+use inkwell::OptimizationLevel;
+
+type F1 = unsafe extern "C" fn(f64) -> f64;
+type F2 = unsafe extern "C" fn(f64, f64) -> f64;
+
+const DECLS: &str = r#"
+@enzyme_const = external global i32
+@enzyme_out = external global i32
+@enzyme_dup = external global i32
+@enzyme_dupnoneed = external global i32
+@enzyme_width = external global i32
+@enzyme_bogus = external global i32
+declare double @__enzyme_autodiff(ptr, ...)
+declare { double, double } @__enzyme_autodiff2(ptr, ...)
+declare double @__enzyme_fwddiff(ptr, ...)
+"#;
+
+/// Differentiates `ir` (plus the common declarations) and calls `run` with
+/// a JIT over the result.
+fn with_jit<R>(ir: &str, run: impl FnOnce(&inkwell::execution_engine::ExecutionEngine) -> R) -> R {
+    Target::initialize_native(&InitializationConfig::default()).unwrap();
+    let ctx = Context::create();
+    let src = format!("{DECLS}\n{ir}");
+    let buf = MemoryBuffer::create_from_memory_range_copy(src.as_bytes(), "test.ll");
+    let module = ctx
+        .create_module_from_ir(buf)
+        .unwrap_or_else(|e| panic!("bad test IR: {e}"));
+    if let Err(diags) = ad::differentiate(&module) {
+        panic!(
+            "differentiation failed:\n{}",
+            diags
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    if let Err(e) = module.verify() {
+        panic!(
+            "invalid IR after AD: {}\n{}",
+            e.to_string(),
+            module.print_to_string().to_string()
+        );
+    }
+    let ee = module
+        .create_jit_execution_engine(OptimizationLevel::None)
+        .unwrap();
+    run(&ee)
+}
+
+fn f1<'a>(ee: &'a inkwell::execution_engine::ExecutionEngine, name: &str) -> JitFunction<'a, F1> {
+    unsafe { ee.get_function::<F1>(name).unwrap() }
+}
+
+fn f2<'a>(ee: &'a inkwell::execution_engine::ExecutionEngine, name: &str) -> JitFunction<'a, F2> {
+    unsafe { ee.get_function::<F2>(name).unwrap() }
+}
+
+fn diagnostics(ir: &str) -> Vec<ad::Diagnostic> {
+    let ctx = Context::create();
+    let src = format!("{DECLS}\n{ir}");
+    let buf = MemoryBuffer::create_from_memory_range_copy(src.as_bytes(), "test.ll");
+    let module = ctx.create_module_from_ir(buf).unwrap();
+    ad::differentiate(&module).expect_err("differentiation should fail")
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + b.abs())
+}
+
+#[track_caller]
+fn assert_close(got: f64, want: f64, tol: f64) {
+    assert!(
+        close(got, want, tol),
+        "got {got}, want {want} (tolerance {tol})"
+    );
+}
+
+#[test]
+fn square_reverse_and_forward() {
+    let ir = r#"
+define double @square(double %x) {
+  %m = fmul double %x, %x
+  ret double %m
+}
+define double @grad(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @square, double %x)
+  ret double %r
+}
+define double @tangent(double %x, double %dx) {
+  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @square, ptr @enzyme_dup, double %x, double %dx)
+  ret double %r
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        assert_close(f1(ee, "grad").call(3.0), 6.0, 1e-15);
+        assert_close(f2(ee, "tangent").call(3.0, 2.0), 12.0, 1e-15);
+    });
+}
+
+#[test]
+fn branches_phis_and_selects() {
+    // f(x) = x > 0 ? x*x*x : 2x, written with real branches and a phi, then a select.
+    let ir = r#"
+define double @f(double %x) {
+entry:
+  %c = fcmp ogt double %x, 0.0
+  br i1 %c, label %pos, label %neg
+pos:
+  %a = fmul double %x, %x
+  %b = fmul double %a, %x
+  br label %join
+neg:
+  %n = fmul double %x, -3.0
+  br label %join
+join:
+  %p = phi double [ %b, %pos ], [ %n, %neg ]
+  %t = fmul double %x, 2.0
+  %s = select i1 %c, double %p, double %t
+  ret double %s
+}
+define double @grad(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  ret double %r
+}
+define double @tangent(double %x) {
+  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0)
+  ret double %r
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        for x in [-2.0, -0.5, 0.5, 2.0] {
+            let want = if x > 0.0 { 3.0 * x * x } else { 2.0 };
+            assert_close(f1(ee, "grad").call(x), want, 1e-14);
+            assert_close(f1(ee, "tangent").call(x), want, 1e-14);
+        }
+    });
+}
+
+#[test]
+fn switch_and_multiple_returns() {
+    let ir = r#"
+define double @f(double %x, i32 %k) {
+entry:
+  switch i32 %k, label %other [ i32 0, label %zero
+                                i32 1, label %one
+                                i32 2, label %one ]
+zero:
+  %a = fmul double %x, %x
+  ret double %a
+one:
+  %b = call double @llvm.sin.f64(double %x)
+  br label %join
+other:
+  %c = fmul double %x, 5.0
+  br label %join
+join:
+  %p = phi double [ %b, %one ], [ %c, %other ]
+  %q = fmul double %p, %x
+  ret double %q
+}
+declare double @llvm.sin.f64(double)
+define double @grad(double %x, i32 %k) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x, i32 %k)
+  ret double %r
+}
+define double @tangent(double %x, i32 %k) {
+  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0, i32 %k)
+  ret double %r
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        type G = unsafe extern "C" fn(f64, i32) -> f64;
+        let g = ee.get_function::<G>("grad").unwrap();
+        let t = ee.get_function::<G>("tangent").unwrap();
+        let x = 0.7f64;
+        let want = [
+            2.0 * x,
+            x.cos() * x + x.sin(),
+            x.cos() * x + x.sin(),
+            10.0 * x,
+        ];
+        for (k, w) in want.iter().enumerate() {
+            assert_close(g.call(x, k as i32), *w, 1e-14);
+            assert_close(t.call(x, k as i32), *w, 1e-14);
+        }
+    });
+}
+
+#[test]
+fn calls_two_active_arguments_and_markers() {
+    // g(x, y) = x * sin(y); f(x, y) = g(x, y) * g(y, x) + x
+    let ir = r#"
+declare double @sin(double)
+define internal double @g(double %x, double %y) {
+  %s = call double @sin(double %y)
+  %m = fmul double %x, %s
+  ret double %m
+}
+define double @f(double %x, double %y) {
+  %a = call double @g(double %x, double %y)
+  %b = call double @g(double %y, double %x)
+  %m = fmul double %a, %b
+  %r = fadd double %m, %x
+  ret double %r
+}
+define double @dfdx(double %x, double %y) {
+  %ld = load i32, ptr @enzyme_const
+  %r = call { double, double } (ptr, ...) @__enzyme_autodiff2(ptr @f, double %x, double %y)
+  %a = extractvalue { double, double } %r, 0
+  ret double %a
+}
+define double @dfdy(double %x, double %y) {
+  %r = call { double, double } (ptr, ...) @__enzyme_autodiff2(ptr @f, double %x, double %y)
+  %b = extractvalue { double, double } %r, 1
+  ret double %b
+}
+define double @dfdy_const_x(double %x, double %y) {
+  %c = load i32, ptr @enzyme_const
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %c, double %x, double %y)
+  ret double %r
+}
+define double @fwd_y(double %x, double %y) {
+  %c = load i32, ptr @enzyme_const
+  %d = load i32, ptr @enzyme_dup
+  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %c, double %x, i32 %d, double %y, double 1.0)
+  ret double %r
+}
+define double @primal(double %x, double %y) {
+  %r = call double @f(double %x, double %y)
+  ret double %r
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        let (x, y) = (0.8f64, -1.3f64);
+        let p = f2(ee, "primal");
+        let h = 1e-6;
+        let fdx = (p.call(x + h, y) - p.call(x - h, y)) / (2.0 * h);
+        let fdy = (p.call(x, y + h) - p.call(x, y - h)) / (2.0 * h);
+        // analytic: f = x y sin(x) sin(y) + x
+        let ax = y * x.sin() * y.sin() + x * y * x.cos() * y.sin() + 1.0;
+        let ay = x * x.sin() * y.sin() + x * y * x.sin() * y.cos();
+        assert_close(f2(ee, "dfdx").call(x, y), ax, 1e-13);
+        assert_close(f2(ee, "dfdy").call(x, y), ay, 1e-13);
+        assert_close(f2(ee, "dfdy_const_x").call(x, y), ay, 1e-13);
+        assert_close(f2(ee, "fwd_y").call(x, y), ay, 1e-13);
+        assert_close(fdx, ax, 1e-8);
+        assert_close(fdy, ay, 1e-8);
+    });
+}
+
+#[test]
+fn recursion_and_float_widths() {
+    // p(x, n) = n == 0 ? 1 : x * p(x, n - 1) computed in float, called with a double.
+    let ir = r#"
+define float @p(float %x, i32 %n) {
+entry:
+  %z = icmp eq i32 %n, 0
+  br i1 %z, label %done, label %rec
+rec:
+  %m = sub i32 %n, 1
+  %r = call float @p(float %x, i32 %m)
+  %q = fmul float %x, %r
+  ret float %q
+done:
+  ret float 1.0
+}
+define double @wrap(double %x) {
+  %f = fptrunc double %x to float
+  %r = call float @p(float %f, i32 4)
+  %e = fpext float %r to double
+  ret double %e
+}
+define double @grad(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @wrap, double %x)
+  ret double %r
+}
+define double @tangent(double %x) {
+  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @wrap, double %x, double 1.0)
+  ret double %r
+}
+define double @gradf(double %x) {
+  ; C varargs promote float to double: the engine converts back.
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @p, double %x, i32 3)
+  ret double %r
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        let x = 1.5f64;
+        assert_close(f1(ee, "grad").call(x), 4.0 * x.powi(3), 1e-6);
+        assert_close(f1(ee, "tangent").call(x), 4.0 * x.powi(3), 1e-6);
+        assert_close(f1(ee, "gradf").call(x), 3.0 * x.powi(2), 1e-6);
+    });
+}
+
+/// One table entry under test: the callee, its argument count, and where to evaluate.
+struct Case {
+    callee: &'static str,
+    arity: usize,
+    at: &'static [f64],
+}
+
+/// Every rule of the table, checked in both modes against central differences.
+#[test]
+fn every_rule_matches_finite_differences() {
+    let cases = [
+        Case {
+            callee: "llvm.sqrt.f64",
+            arity: 1,
+            at: &[2.0],
+        },
+        Case {
+            callee: "sqrt",
+            arity: 1,
+            at: &[0.3],
+        },
+        Case {
+            callee: "cbrt",
+            arity: 1,
+            at: &[2.5],
+        },
+        Case {
+            callee: "llvm.sin.f64",
+            arity: 1,
+            at: &[0.4],
+        },
+        Case {
+            callee: "cos",
+            arity: 1,
+            at: &[0.4],
+        },
+        Case {
+            callee: "tan",
+            arity: 1,
+            at: &[0.4],
+        },
+        Case {
+            callee: "asin",
+            arity: 1,
+            at: &[0.3],
+        },
+        Case {
+            callee: "acos",
+            arity: 1,
+            at: &[0.3],
+        },
+        Case {
+            callee: "atan",
+            arity: 1,
+            at: &[1.3],
+        },
+        Case {
+            callee: "atan2",
+            arity: 2,
+            at: &[0.7, -1.2],
+        },
+        Case {
+            callee: "sinh",
+            arity: 1,
+            at: &[0.9],
+        },
+        Case {
+            callee: "cosh",
+            arity: 1,
+            at: &[0.9],
+        },
+        Case {
+            callee: "tanh",
+            arity: 1,
+            at: &[0.9],
+        },
+        Case {
+            callee: "exp",
+            arity: 1,
+            at: &[0.9],
+        },
+        Case {
+            callee: "llvm.exp2.f64",
+            arity: 1,
+            at: &[0.9],
+        },
+        Case {
+            callee: "expm1",
+            arity: 1,
+            at: &[0.2],
+        },
+        Case {
+            callee: "log",
+            arity: 1,
+            at: &[2.2],
+        },
+        Case {
+            callee: "log2",
+            arity: 1,
+            at: &[2.2],
+        },
+        Case {
+            callee: "log10",
+            arity: 1,
+            at: &[2.2],
+        },
+        Case {
+            callee: "log1p",
+            arity: 1,
+            at: &[0.2],
+        },
+        Case {
+            callee: "pow",
+            arity: 2,
+            at: &[1.7, 2.3],
+        },
+        Case {
+            callee: "hypot",
+            arity: 2,
+            at: &[1.7, -2.3],
+        },
+        Case {
+            callee: "fabs",
+            arity: 1,
+            at: &[-1.7],
+        },
+        Case {
+            callee: "llvm.fabs.f64",
+            arity: 1,
+            at: &[1.7],
+        },
+        Case {
+            callee: "fma",
+            arity: 3,
+            at: &[1.5, -2.0, 0.5],
+        },
+        Case {
+            callee: "llvm.fmuladd.f64",
+            arity: 3,
+            at: &[1.5, -2.0, 0.5],
+        },
+        Case {
+            callee: "copysign",
+            arity: 2,
+            at: &[1.5, -2.0],
+        },
+        Case {
+            callee: "fmin",
+            arity: 2,
+            at: &[1.5, -2.0],
+        },
+        Case {
+            callee: "llvm.maxnum.f64",
+            arity: 2,
+            at: &[1.5, -2.0],
+        },
+        Case {
+            callee: "erf",
+            arity: 1,
+            at: &[0.6],
+        },
+        Case {
+            callee: "erfc",
+            arity: 1,
+            at: &[0.6],
+        },
+        Case {
+            callee: "fmod",
+            arity: 2,
+            at: &[5.3, 1.7],
+        },
+        Case {
+            callee: "floor",
+            arity: 1,
+            at: &[1.3],
+        },
+        Case {
+            callee: "llvm.round.f64",
+            arity: 1,
+            at: &[1.3],
+        },
+    ];
+    for case in &cases {
+        check_rule(case);
+    }
+}
+
+fn check_rule(case: &Case) {
+    let n = case.arity;
+    let params: Vec<String> = (0..n).map(|k| format!("double %a{k}")).collect();
+    let params = params.join(", ");
+    let args: Vec<String> = (0..n).map(|k| format!("double %a{k}")).collect();
+    let args = args.join(", ");
+    let struct_ty = format!("{{ {} }}", vec!["double"; n].join(", "));
+    let ir = format!(
+        r#"
+declare double @{callee}({types})
+declare {struct_ty} @__enzyme_autodiff_n(ptr, ...)
+define double @f({params}) {{
+  %r = call double @{callee}({args})
+  %s = fmul double %r, 1.5
+  ret double %s
+}}
+"#,
+        callee = case.callee,
+        types = vec!["double"; n].join(", "),
+    );
+    // One gradient component and one tangent function per direction.
+    let mut fwd = String::new();
+    for dir in 0..n {
+        fwd.push_str(&format!(
+            "define double @grad{dir}({params}) {{\n  %r = call {struct_ty} (ptr, ...) @__enzyme_autodiff_n(ptr @f, {args})\n  %e = extractvalue {struct_ty} %r, {dir}\n  ret double %e\n}}\n"
+        ));
+        let fargs: Vec<String> = (0..n)
+            .map(|k| {
+                format!(
+                    "double %a{k}, double {}",
+                    if k == dir { "1.0" } else { "0.0" }
+                )
+            })
+            .collect();
+        fwd.push_str(&format!(
+            "define double @tangent{dir}({params}) {{\n  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, {})\n  ret double %r\n}}\n",
+            fargs.join(", ")
+        ));
+    }
+    let ir = format!("{ir}\n{fwd}");
+    with_jit(&ir, |ee| unsafe {
+        let x = case.at;
+        let h = 1e-6;
+        let eval = |v: &[f64]| -> f64 {
+            match n {
+                1 => f1(ee, "f").call(v[0]),
+                2 => f2(ee, "f").call(v[0], v[1]),
+                _ => ee
+                    .get_function::<unsafe extern "C" fn(f64, f64, f64) -> f64>("f")
+                    .unwrap()
+                    .call(v[0], v[1], v[2]),
+            }
+        };
+        let call = |name: &str| -> f64 {
+            match n {
+                1 => f1(ee, name).call(x[0]),
+                2 => f2(ee, name).call(x[0], x[1]),
+                _ => ee
+                    .get_function::<unsafe extern "C" fn(f64, f64, f64) -> f64>(name)
+                    .unwrap()
+                    .call(x[0], x[1], x[2]),
+            }
+        };
+        let grads: Vec<f64> = (0..n).map(|dir| call(&format!("grad{dir}"))).collect();
+        for dir in 0..n {
+            let mut lo = x.to_vec();
+            let mut hi = x.to_vec();
+            lo[dir] -= h;
+            hi[dir] += h;
+            let fd = (eval(&hi) - eval(&lo)) / (2.0 * h);
+            let tangent = call(&format!("tangent{dir}"));
+            assert!(
+                close(grads[dir], fd, 1e-6),
+                "{}: reverse d/dx{dir} = {}, finite difference {fd}",
+                case.callee,
+                grads[dir]
+            );
+            assert!(
+                close(tangent, grads[dir], 1e-12),
+                "{}: forward {tangent} != reverse {}",
+                case.callee,
+                grads[dir]
+            );
+        }
+    });
+}
+
+#[test]
+fn powi_and_float_libm_variants() {
+    let ir = r#"
+declare double @llvm.powi.f64.i32(double, i32)
+declare float @sinf(float)
+define double @f(double %x) {
+  %p = call double @llvm.powi.f64.i32(double %x, i32 5)
+  ret double %p
+}
+define float @g(float %x) {
+  %s = call float @sinf(float %x)
+  %m = fmul float %s, %x
+  ret float %m
+}
+define double @gf(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  ret double %r
+}
+define double @tf(double %x) {
+  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0)
+  ret double %r
+}
+define double @gg(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @g, double %x)
+  ret double %r
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        let x = 1.2f64;
+        assert_close(f1(ee, "gf").call(x), 5.0 * x.powi(4), 1e-14);
+        assert_close(f1(ee, "tf").call(x), 5.0 * x.powi(4), 1e-14);
+        assert_close(f1(ee, "gg").call(x), x.cos() * x + x.sin(), 1e-6);
+    });
+}
+
+#[test]
+fn unsupported_constructs_are_diagnosed() {
+    let looped = r#"
+define double @f(double %x) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %j, %loop ]
+  %a = phi double [ %x, %entry ], [ %b, %loop ]
+  %b = fmul double %a, %x
+  %j = add i32 %i, 1
+  %c = icmp slt i32 %j, 4
+  br i1 %c, label %loop, label %exit
+exit:
+  ret double %b
+}
+define double @grad(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  ret double %r
+}
+"#;
+    let d = diagnostics(looped);
+    assert!(
+        d.iter().any(|d| d.message.contains("contains a loop")),
+        "{d:?}"
+    );
+
+    let memory = r#"
+@g = global double 2.0
+define double @f(double %x) {
+  %v = load double, ptr @g
+  %m = fmul double %v, %x
+  ret double %m
+}
+define double @grad(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  ret double %r
+}
+"#;
+    let d = diagnostics(memory);
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("memory access (`load`)")
+                && d.function.as_deref() == Some("f")),
+        "{d:?}"
+    );
+
+    let external = r#"
+declare double @mystery(double)
+define double @f(double %x) {
+  %v = call double @mystery(double %x)
+  ret double %v
+}
+define double @grad(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  ret double %r
+}
+"#;
+    let d = diagnostics(external);
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("external function `mystery`")),
+        "{d:?}"
+    );
+
+    let marker = r#"
+define double @f(double %x) {
+  ret double %x
+}
+define double @grad(double %x) {
+  %c = load i32, ptr @enzyme_bogus
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %c, double %x)
+  ret double %r
+}
+define double @width(double %x) {
+  %c = load i32, ptr @enzyme_width
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %c, i32 2, double %x)
+  ret double %r
+}
+"#;
+    let d = diagnostics(marker);
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("unknown activity marker `enzyme_bogus`")),
+        "{d:?}"
+    );
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("`enzyme_width` is not supported yet")),
+        "{d:?}"
+    );
+
+    let args = r#"
+define double @f(double %x, double %y) {
+  %m = fmul double %x, %y
+  ret double %m
+}
+define double @missing(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  ret double %r
+}
+define double @extra(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x, double %x, double %x, double %x)
+  ret double %r
+}
+define double @notfn(ptr %p, double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr %p, double %x)
+  ret double %r
+}
+define double @twoout(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x, double %x)
+  ret double %r
+}
+"#;
+    let d = diagnostics(args);
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("missing an argument for parameter `y`")),
+        "{d:?}"
+    );
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("more argument(s) than `f` takes")),
+        "{d:?}"
+    );
+    assert!(
+        d.iter().any(|d| d.message.contains("must be a function")),
+        "{d:?}"
+    );
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("cannot hold 2 adjoint(s)")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn no_marker_calls_leaves_module_valid() {
+    with_jit(
+        "define double @id(double %x) {\n ret double %x\n}\n",
+        |ee| unsafe {
+            assert_close(f1(ee, "id").call(2.0), 2.0, 0.0);
+        },
+    );
+}
