@@ -1,0 +1,195 @@
+//! Collecting LLVM bitcode from objects and static archives and merging it
+//! into one module, with archive members pulled in only when they define a
+//! symbol still needed, as a linker would.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::ffi::{c_void, CStr};
+use std::path::{Path, PathBuf};
+
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::{Linkage, Module};
+use inkwell::values::AsValueRef;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+use crate::error::DriverError;
+
+/// What an object file's bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// LLVM bitcode (raw or in the bitcode wrapper).
+    Bitcode,
+    /// A native ELF object.
+    Native,
+    /// Neither.
+    Unknown,
+}
+
+/// Sniffs the magic number.
+pub fn object_kind(bytes: &[u8]) -> ObjectKind {
+    if bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
+        ObjectKind::Bitcode
+    } else if bytes.starts_with(b"\x7fELF") {
+        ObjectKind::Native
+    } else {
+        ObjectKind::Unknown
+    }
+}
+
+/// One bitcode archive member.
+pub struct Member {
+    /// `archive.a(member.o)`, for messages.
+    pub name: String,
+    /// Its bitcode.
+    pub bytes: Vec<u8>,
+}
+
+/// What an archive holds.
+pub struct ArchiveContents {
+    /// Bitcode members, in order.
+    pub bitcode: Vec<Member>,
+    /// Whether any member is native (then the archive also goes to the linker).
+    pub has_native: bool,
+}
+
+/// Reads the members of a static archive.
+pub fn read_archive(path: &Path) -> Result<ArchiveContents, DriverError> {
+    let data = std::fs::read(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
+    let archive = object::read::archive::ArchiveFile::parse(&*data)
+        .map_err(|e| bad(path, format!("not a valid static archive: {e}")))?;
+    let mut out = ArchiveContents {
+        bitcode: Vec::new(),
+        has_native: false,
+    };
+    for m in archive.members() {
+        let m = m.map_err(|e| bad(path, format!("corrupt archive member: {e}")))?;
+        let bytes = m
+            .data(&*data)
+            .map_err(|e| bad(path, format!("corrupt archive member: {e}")))?;
+        let name = String::from_utf8_lossy(m.name()).into_owned();
+        match object_kind(bytes) {
+            ObjectKind::Bitcode => out.bitcode.push(Member {
+                name: format!("{}({name})", path.display()),
+                bytes: bytes.to_vec(),
+            }),
+            ObjectKind::Native => out.has_native = true,
+            // Symbol tables and other bookkeeping members.
+            ObjectKind::Unknown => {}
+        }
+    }
+    Ok(out)
+}
+
+fn bad(path: &Path, message: String) -> DriverError {
+    DriverError::BadInput {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+thread_local! {
+    static LLVM_ERRORS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, _: *mut c_void) {
+    unsafe {
+        let severity = LLVMGetDiagInfoSeverity(info);
+        if severity == llvm_sys::LLVMDiagnosticSeverity::LLVMDSError {
+            let msg = LLVMGetDiagInfoDescription(info);
+            let s = CStr::from_ptr(msg).to_string_lossy().into_owned();
+            LLVMDisposeMessage(msg);
+            LLVM_ERRORS.with(|e| e.borrow_mut().push(s));
+        }
+    }
+}
+
+/// Routes LLVM's error diagnostics into our errors instead of LLVM's
+/// default handler, which prints and exits.
+pub fn capture_llvm_errors(ctx: &Context) {
+    unsafe {
+        LLVMContextSetDiagnosticHandler(ctx.raw(), Some(collect_diagnostic), std::ptr::null_mut())
+    };
+}
+
+fn take_llvm_errors() -> String {
+    LLVM_ERRORS.with(|e| e.borrow_mut().drain(..).collect::<Vec<_>>().join("; "))
+}
+
+/// Parses bitcode bytes into a module.
+pub fn parse<'ctx>(
+    ctx: &'ctx Context,
+    bytes: &[u8],
+    name: &str,
+) -> Result<Module<'ctx>, DriverError> {
+    let buf = MemoryBuffer::create_from_memory_range_copy(bytes, name);
+    Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| {
+        let details = take_llvm_errors();
+        let msg = if details.is_empty() {
+            e.to_string()
+        } else {
+            details
+        };
+        DriverError::BadInput {
+            path: PathBuf::from(name),
+            message: format!("invalid LLVM bitcode: {msg}"),
+        }
+    })
+}
+
+/// Makes user definitions of marker globals (`int enzyme_dup;` in several
+/// files, as Enzyme users write) mergeable instead of duplicate symbols.
+pub fn soften_marker_definitions(m: &Module<'_>) {
+    for g in m.get_globals() {
+        let name = g.get_name().to_string_lossy().into_owned();
+        if name.starts_with("enzyme_") && g.get_initializer().is_some() {
+            g.set_linkage(Linkage::WeakAny);
+        }
+    }
+}
+
+/// Names a module defines and names it needs (declarations), external ones only.
+pub fn symbols(m: &Module<'_>) -> (HashSet<String>, HashSet<String>) {
+    let mut defined = HashSet::new();
+    let mut undefined = HashSet::new();
+    for f in m.get_functions() {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if name.starts_with("llvm.") {
+            continue;
+        }
+        let local = matches!(f.get_linkage(), Linkage::Internal | Linkage::Private);
+        if f.count_basic_blocks() > 0 {
+            if !local {
+                defined.insert(name);
+            }
+        } else {
+            undefined.insert(name);
+        }
+    }
+    for g in m.get_globals() {
+        let name = g.get_name().to_string_lossy().into_owned();
+        let local = matches!(g.get_linkage(), Linkage::Internal | Linkage::Private);
+        if unsafe { LLVMIsDeclaration(g.as_value_ref()) } != 0 {
+            undefined.insert(name);
+        } else if !local {
+            defined.insert(name);
+        }
+    }
+    (defined, undefined)
+}
+
+/// Links `other` into `into`.
+pub fn link<'ctx>(into: &Module<'ctx>, other: Module<'ctx>, name: &str) -> Result<(), DriverError> {
+    into.link_in_module(other).map_err(|e| {
+        let details = take_llvm_errors();
+        DriverError::Llvm(format!(
+            "linking the bitcode of {name} failed: {}",
+            if details.is_empty() {
+                e.to_string()
+            } else {
+                details
+            }
+        ))
+    })
+}

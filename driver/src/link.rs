@@ -1,0 +1,329 @@
+//! The link step: bitcode in, differentiated native program out.
+//!
+//! 1. Sources on the command line are compiled to bitcode objects first.
+//! 2. Bitcode objects are merged into one module; bitcode archive members
+//!    are added only while they define a symbol still undefined.
+//! 3. Pre-AD pipeline, the AD engine, post-AD pipeline, verification.
+//! 4. One native object is emitted and linked by clang with everything that
+//!    was native to begin with (objects, archives, `-l` libraries), in the
+//!    original command-line order.
+//!
+//! Nothing is written to the output path unless every step before the final
+//! link succeeded; the linker itself removes a half-written output.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+
+use crate::args::{InputKind, Invocation, LinkItem, OptLevel};
+use crate::bitcode::{self, Member, ObjectKind};
+use crate::error::DriverError;
+use crate::toolchain::Toolchain;
+use crate::{pipeline, program_name, report, show, status, COMPILE_FLAGS};
+
+/// Bitcode gathered from the command line.
+#[derive(Default)]
+struct Gathered {
+    /// Whole bitcode objects (always linked): name and bytes.
+    objects: Vec<(String, Vec<u8>)>,
+    /// Bitcode archive members (linked when needed).
+    members: Vec<Member>,
+    /// The final link line, native parts only, in order.
+    final_args: Vec<String>,
+    /// Where in `final_args` the differentiated object goes.
+    slot: Option<usize>,
+}
+
+impl Gathered {
+    fn mark_slot(&mut self) {
+        if self.slot.is_none() {
+            self.slot = Some(self.final_args.len());
+        }
+    }
+}
+
+/// Runs the whole link step.
+pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
+    let program = program_name(inv.language);
+    let tmp = tempfile::Builder::new()
+        .prefix("enzyme-")
+        .tempdir()
+        .map_err(|e| DriverError::Io {
+            context: "cannot create a temporary directory".into(),
+            source: e,
+        })?;
+    let level = inv.opt_level.unwrap_or(OptLevel::O2);
+    let g = gather(inv, tc, tmp.path())?;
+
+    let ad_object = tmp.path().join("enzyme-ad.o");
+    let mut final_args = g.final_args.clone();
+    if let Some(slot) = g.slot {
+        final_args.insert(slot, ad_object.display().to_string());
+    }
+    let mut link_cmd = Command::new(&tc.compiler);
+    link_cmd.args(&final_args);
+    if let Some(o) = &inv.output {
+        link_cmd.arg("-o").arg(o);
+    }
+
+    if inv.dry_run {
+        if g.slot.is_some() {
+            eprintln!(
+                " \"{program}\" link-time AD: merge {} bitcode object(s) and {} archive member(s) | pre-AD: {} | differentiate | post-AD: {} | codegen -> \"{}\"",
+                g.objects.len(),
+                g.members.len(),
+                pipeline::describe_pre_ad(level),
+                pipeline::describe_post_ad(level),
+                ad_object.display()
+            );
+        }
+        eprintln!("{}", show(&link_cmd));
+        return Ok(());
+    }
+
+    if g.slot.is_some() {
+        let ctx = Context::create();
+        bitcode::capture_llvm_errors(&ctx);
+        let module = merge(&ctx, g.objects, g.members)?;
+        differentiate(&module, level, inv, &ad_object)?;
+    }
+    let code = status(&mut link_cmd)?;
+    if code != 0 {
+        return Err(DriverError::ToolFailed {
+            tool: "the final link (clang)".into(),
+            code,
+        });
+    }
+    Ok(())
+}
+
+/// Classifies every input and library, compiling sources on the way.
+fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, DriverError> {
+    let mut g = Gathered::default();
+    for item in &inv.link_items {
+        match item {
+            LinkItem::Arg(a) => g.final_args.push(a.clone()),
+            LinkItem::Input(k) => {
+                let input = &inv.inputs[*k];
+                match &input.kind {
+                    InputKind::Source(lang) => {
+                        let out = tmp.join(format!("input{k}.o"));
+                        let mut cmd = Command::new(&tc.compiler);
+                        cmd.args(&inv.compile_flags)
+                            .args(COMPILE_FLAGS)
+                            .args(tc.include_flags())
+                            .args(["-c", "-x", lang, &input.path, "-o"])
+                            .arg(&out);
+                        run_compile(&mut cmd, inv.dry_run)?;
+                        if inv.dry_run {
+                            g.mark_slot();
+                            continue;
+                        }
+                        let bytes = read(&out)?;
+                        g.mark_slot();
+                        g.objects.push((input.path.clone(), bytes));
+                    }
+                    InputKind::Assembly(lang) => {
+                        let out = tmp.join(format!("input{k}.o"));
+                        let mut cmd = Command::new(&tc.compiler);
+                        cmd.args(&inv.compile_flags)
+                            .args(["-c", "-x", lang, &input.path, "-o"])
+                            .arg(&out);
+                        run_compile(&mut cmd, inv.dry_run)?;
+                        g.final_args.push(out.display().to_string());
+                    }
+                    InputKind::Object => {
+                        let path = Path::new(&input.path);
+                        let bytes = read(path)?;
+                        match bitcode::object_kind(&bytes) {
+                            ObjectKind::Bitcode => {
+                                g.mark_slot();
+                                g.objects.push((input.path.clone(), bytes));
+                            }
+                            ObjectKind::Native => g.final_args.push(input.path.clone()),
+                            ObjectKind::Unknown => {
+                                return Err(DriverError::BadInput {
+                                    path: path.to_path_buf(),
+                                    message: "not an object file (neither LLVM bitcode nor ELF); is it corrupt?".into(),
+                                })
+                            }
+                        }
+                    }
+                    InputKind::Archive => {
+                        let path = Path::new(&input.path);
+                        if !path.is_file() {
+                            return Err(DriverError::BadInput {
+                                path: path.into(),
+                                message: "no such file".into(),
+                            });
+                        }
+                        let contents = bitcode::read_archive(path)?;
+                        if !contents.bitcode.is_empty() {
+                            g.mark_slot();
+                            g.members.extend(contents.bitcode);
+                        }
+                        if contents.has_native {
+                            g.final_args.push(input.path.clone());
+                        }
+                    }
+                    InputKind::LinkerInput => g.final_args.push(input.path.clone()),
+                }
+            }
+            LinkItem::Library(name) => {
+                let found = find_static_archive(name, &inv.library_dirs);
+                let contents = match &found {
+                    Some(p) => Some(bitcode::read_archive(p)?),
+                    None => None,
+                };
+                match contents {
+                    Some(c) if !c.bitcode.is_empty() => {
+                        g.mark_slot();
+                        g.members.extend(c.bitcode);
+                        if c.has_native {
+                            g.final_args.push(format!("-l{name}"));
+                        }
+                    }
+                    _ => g.final_args.push(format!("-l{name}")),
+                }
+            }
+        }
+    }
+    Ok(g)
+}
+
+fn run_compile(cmd: &mut Command, dry_run: bool) -> Result<(), DriverError> {
+    if dry_run {
+        eprintln!("{}", show(cmd));
+        return Ok(());
+    }
+    let code = status(cmd)?;
+    if code != 0 {
+        return Err(DriverError::ToolFailed {
+            tool: "compilation (clang)".into(),
+            code,
+        });
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, DriverError> {
+    std::fs::read(path).map_err(|e| DriverError::BadInput {
+        path: path.to_path_buf(),
+        message: format!("cannot read: {e}"),
+    })
+}
+
+/// A user's static archive for `-l<name>` in the `-L` directories, unless a
+/// shared library of that name comes first (as the linker would choose).
+fn find_static_archive(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+    if let Some(file) = name.strip_prefix(':') {
+        return dirs
+            .iter()
+            .map(|d| d.join(file))
+            .find(|p| p.is_file() && file.ends_with(".a"));
+    }
+    for d in dirs {
+        if d.join(format!("lib{name}.so")).exists() {
+            return None;
+        }
+        let a = d.join(format!("lib{name}.a"));
+        if a.is_file() {
+            return Some(a);
+        }
+    }
+    None
+}
+
+/// Merges bitcode objects, then archive members as long as they resolve
+/// undefined symbols.
+fn merge<'ctx>(
+    ctx: &'ctx Context,
+    objects: Vec<(String, Vec<u8>)>,
+    members: Vec<Member>,
+) -> Result<Module<'ctx>, DriverError> {
+    let merged = ctx.create_module("enzyme-link");
+    let mut first = true;
+    for (name, bytes) in &objects {
+        let m = bitcode::parse(ctx, bytes, name)?;
+        bitcode::soften_marker_definitions(&m);
+        if first {
+            // Take the target and data layout of the program.
+            merged.set_triple(&m.get_triple());
+            merged.set_data_layout(&m.get_data_layout());
+            first = false;
+        }
+        bitcode::link(&merged, m, name)?;
+    }
+    let mut pending: Vec<(String, Module<'ctx>, std::collections::HashSet<String>)> = Vec::new();
+    for member in &members {
+        let m = bitcode::parse(ctx, &member.bytes, &member.name)?;
+        bitcode::soften_marker_definitions(&m);
+        let (defined, _) = bitcode::symbols(&m);
+        pending.push((member.name.clone(), m, defined));
+    }
+    loop {
+        let (defined, undefined) = bitcode::symbols(&merged);
+        let needed = pending.iter().position(|(_, _, defs)| {
+            defs.iter()
+                .any(|d| undefined.contains(d) && !defined.contains(d))
+        });
+        let Some(k) = needed else { break };
+        let (name, m, _) = pending.remove(k);
+        if first {
+            merged.set_triple(&m.get_triple());
+            merged.set_data_layout(&m.get_data_layout());
+            first = false;
+        }
+        bitcode::link(&merged, m, &name)?;
+    }
+    Ok(merged)
+}
+
+/// Pre-AD pipeline, AD, post-AD pipeline, verification and code generation.
+fn differentiate(
+    module: &Module<'_>,
+    level: OptLevel,
+    inv: &Invocation,
+    out: &Path,
+) -> Result<(), DriverError> {
+    let program = program_name(inv.language);
+    let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
+    let tm = pipeline::target_machine(module, level)?;
+    pipeline::pre_ad(module, &tm, level)?;
+    if let Some(d) = &dump {
+        let _ = module.print_to_file(d.join("before-ad.ll"));
+    }
+    match ad::differentiate(module) {
+        Ok(summary) => {
+            if inv.verbose {
+                for c in &summary.calls {
+                    eprintln!("{program}: differentiated: {c}");
+                }
+            }
+        }
+        Err(diags) => {
+            anstream::eprint!("{}", report::render(&diags, program));
+            return Err(DriverError::Differentiation(diags.len()));
+        }
+    }
+    if let Some(d) = &dump {
+        let _ = module.print_to_file(d.join("after-ad.ll"));
+    }
+    if let Err(e) = module.verify() {
+        return Err(DriverError::Internal(format!(
+            "the differentiated module is invalid: {}",
+            first_lines(&e.to_string(), 6)
+        )));
+    }
+    pipeline::post_ad(module, &tm, level)?;
+    if let Some(d) = &dump {
+        let _ = module.print_to_file(d.join("final.ll"));
+    }
+    pipeline::emit_object(module, &tm, out)
+}
+
+fn first_lines(s: &str, n: usize) -> String {
+    s.lines().take(n).collect::<Vec<_>>().join("\n")
+}

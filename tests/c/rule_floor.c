@@ -1,0 +1,14 @@
+/* Rule `floor`: g(x) = floor(x) * x + x, in double and float, both modes, at 2 points. */
+#define _GNU_SOURCE
+#include "check.h"
+
+static double g(double x) { return floor(x) * x + x; }
+static float gf(float x) { return floorf(x) * x + x; }
+
+int main(void) {
+  { double x = 1.3; CHECK_UNARY(g, x, (0.0) * x + floor(x) + 1.0); }
+  { double x = 1.3; CHECK_UNARY_F(gf, (float)x, (0.0) * x + floor(x) + 1.0); }
+  { double x = -1.6; CHECK_UNARY(g, x, (0.0) * x + floor(x) + 1.0); }
+  { double x = -1.6; CHECK_UNARY_F(gf, (float)x, (0.0) * x + floor(x) + 1.0); }
+  return CHECK_DONE();
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds every self-checking program in tests/c with enzyme-cc / enzyme-c++
+# at each optimisation level, with and without -g, runs it, and reports.
+# Usage: tests/run-c-tests.sh [name-filter]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+export ENZYME_CC=${ENZYME_CC:-enzyme-cc}
+export ENZYME_CXX=${ENZYME_CXX:-enzyme-c++}
+export BUILD=$here/build/c
+export SRC=$here/c
+mkdir -p "$BUILD"
+filter=${1:-}
+
+one() {
+  local file=$1 config=$2
+  local name tag exe compiler
+  name=$(basename "$file")
+  tag=$(echo "$config" | tr -d ' -')
+  exe="$BUILD/${name%.*}.$tag"
+  case "$file" in
+    *.cpp) compiler=$ENZYME_CXX ;;
+    *) compiler=$ENZYME_CC ;;
+  esac
+  local log
+  # shellcheck disable=SC2086
+  if ! log=$("$compiler" $config -I"$SRC" "$file" -o "$exe" -lm 2>&1); then
+    printf 'FAIL %s [%s]: build failed\n%s\n' "$name" "$config" "$log"
+    return 1
+  fi
+  if ! log=$("$exe" 2>&1); then
+    printf 'FAIL %s [%s]: wrong derivatives\n%s\n' "$name" "$config" "$log"
+    return 1
+  fi
+  printf 'ok   %s [%s]: %s\n' "$name" "$config" "$(echo "$log" | tail -n 1)"
+}
+export -f one
+
+configs=("-O0" "-O2" "-O3" "-O0 -g" "-O2 -g" "-O3 -g")
+results=$(
+  for f in "$SRC"/*.c "$SRC"/*.cpp; do
+    [ -n "$filter" ] && [[ "$f" != *"$filter"* ]] && continue
+    for c in "${configs[@]}"; do printf '%s\0%s\0' "$f" "$c"; done
+  done | xargs -0 -n 2 -P "$(nproc)" bash -c 'one "$1" "$2"' _
+)
+echo "$results" | grep -v '^ok ' || true
+passed=$(echo "$results" | grep -c '^ok ' || true)
+failed=$(echo "$results" | grep -c '^FAIL ' || true)
+echo "C/C++ derivative programs: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
