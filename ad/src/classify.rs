@@ -124,7 +124,7 @@ pub(crate) fn classify(i: Value) -> Kind {
             if contains_float(src) || contains_float(ty) {
                 unsupported(
                     "`bitcast` reinterpreting floating-point bits",
-                    "bit-level manipulation of floats cannot be differentiated; use `fabs`/`copysign` or mark the function inactive",
+                    "bit-level manipulation of floats cannot be differentiated; write it with floating-point operations (`fabs`, `copysign`, arithmetic)",
                 )
             } else {
                 Kind::Inactive

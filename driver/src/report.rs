@@ -62,7 +62,7 @@ fn render_one(d: &ad::Diagnostic) -> String {
             location_text = format!("at {loc}");
             notes.insert(0, location_text);
         }
-        (None, None) => {}
+        (None, None) => notes.push("compile with -g to see the source line".into()),
     }
     for n in &notes {
         group = group.element(Level::NOTE.message(n.as_str()));

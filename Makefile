@@ -1,0 +1,51 @@
+# enzyme-rs: compiler automatic differentiation, driven from Rust.
+#
+#   make demo    install what is missing, build and install the tools, run the demo
+#   make test    the same install, then the whole test suite
+#
+# Needs root (or sudo) for apt-get and for installing into PREFIX.
+
+PREFIX ?= /usr/local
+CARGO ?= cargo
+LLVM_PREFIX = /usr/lib/llvm-22
+DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 libpolly-22-dev libzstd-dev cmake make
+export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
+
+.PHONY: all deps build install demo test clean
+
+all: build
+
+# Debian packages: installed only when missing.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@command -v $(CARGO) >/dev/null || { echo "error: cargo not found; install Rust 1.95 (rustup) first"; exit 1; }
+
+build: deps
+	$(CARGO) build --release --locked -p enzyme-wrappers -p cargo-enzyme
+
+install: build
+	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme
+	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/cargo-enzyme $(PREFIX)/bin/
+	ln -sf enzyme-cxx $(PREFIX)/bin/enzyme-c++
+	# LLVM 22's archiver under names build systems find next to enzyme-cc
+	# (CMake looks for enzyme-llvm-ar first): an older llvm-ar cannot read our bitcode.
+	for t in ar llvm-ar; do ln -sf $(LLVM_PREFIX)/bin/llvm-ar $(PREFIX)/bin/enzyme-$$t; done
+	for t in ranlib llvm-ranlib; do ln -sf $(LLVM_PREFIX)/bin/llvm-ranlib $(PREFIX)/bin/enzyme-$$t; done
+	install -m 644 wrappers/include/enzyme/enzyme.h $(PREFIX)/include/enzyme/enzyme.h
+
+demo: install
+	$(MAKE) -s -C templates/c CC=$(PREFIX)/bin/enzyme-cc clean run
+
+test: install
+	PATH=$(PREFIX)/bin:$$PATH CARGO=$(CARGO) tests/run-all.sh
+
+clean:
+	$(CARGO) clean
+	rm -rf tests/build
+	$(MAKE) -s -C templates/c clean

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Error paths: each tests/errors/*.c must fail to build with enzyme-cc, exit
+# non-zero, print every `// expect:` line of its header, and leave no output
+# file. Also: a corrupt object file and a corrupt bitcode file.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+CC=${ENZYME_CC:-enzyme-cc}
+build=$here/build/errors
+rm -rf "$build" && mkdir -p "$build"
+passed=0
+failed=0
+
+expect_failure() { # name, output file, expected substrings..., -- command...
+  local name=$1 out=$2
+  shift 2
+  local expects=()
+  while [ "$1" != "--" ]; do expects+=("$1"); shift; done
+  shift
+  local log rc
+  log=$("$@" 2>&1)
+  rc=$?
+  local ok=1
+  if [ $rc -eq 0 ]; then echo "FAIL $name: exit code 0"; ok=0; fi
+  if [ -e "$out" ]; then echo "FAIL $name: output file $out was written"; ok=0; fi
+  if echo "$log" | grep -q "panicked"; then echo "FAIL $name: panic"; ok=0; fi
+  for e in "${expects[@]}"; do
+    if ! grep -qF -- "$e" <<<"$log"; then echo "FAIL $name: message lacks: $e"; ok=0; fi
+  done
+  if [ $ok -eq 1 ]; then
+    passed=$((passed + 1))
+    echo "ok   $name (exit $rc)"
+  else
+    failed=$((failed + 1))
+    echo "---- output of $name:"; echo "$log"; echo "----"
+  fi
+}
+
+for f in "$here"/errors/*.c; do
+  name=$(basename "$f" .c)
+  mapfile -t expects < <(sed -n 's|^// expect: ||p' "$f")
+  for opt in -O0 -O2; do
+    out="$build/$name$opt"
+    (cd "$here/errors" && expect_failure "$name $opt -g" "$out" "${expects[@]}" -- "$CC" $opt -g "$(basename "$f")" -o "$out")
+  done
+done 2>&1 | tee "$build/log.txt"
+
+# Corrupt inputs.
+printf 'this is not an object file' > "$build/garbage.o"
+printf 'BC\xc0\xde\x01\x02\x03' > "$build/truncated.o"
+cp "$here/c/rule_sin.c" "$build/good.c"
+"$CC" -c "$build/good.c" -I"$here/c" -o "$build/good.o"
+head -c 200 "$build/good.o" > "$build/cut.o"
+{
+  expect_failure "garbage .o" "$build/garbage.out" "garbage.o: not an object file" -- "$CC" "$build/garbage.o" -o "$build/garbage.out"
+  expect_failure "truncated bitcode .o" "$build/truncated.out" "truncated.o: invalid LLVM bitcode" -- "$CC" "$build/truncated.o" -o "$build/truncated.out"
+  expect_failure "cut bitcode .o" "$build/cut.out" "cut.o: invalid LLVM bitcode" -- "$CC" "$build/cut.o" -o "$build/cut.out"
+  expect_failure "missing input" "$build/missing.out" "does-not-exist.o: cannot read: No such file" -- "$CC" "$build/does-not-exist.o" -o "$build/missing.out"
+  expect_failure "unknown flag" "$build/flag.out" "unknown argument" -- "$CC" -fno-such-flag-at-all "$build/good.c" -I"$here/c" -o "$build/flag.out"
+} 2>&1 | tee -a "$build/log.txt"
+
+passed=$(grep -c '^ok ' "$build/log.txt")
+failed=$(grep -c '^FAIL ' "$build/log.txt")
+echo "error-path tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
