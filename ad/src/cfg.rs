@@ -80,3 +80,64 @@ impl Cfg {
         self.preds.contains_key(&b)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    fn with_function(ir: &str, check: impl FnOnce(Value)) {
+        let ctx = Context::create();
+        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
+        let m = ctx.create_module_from_ir(buf).unwrap();
+        let f = m.get_function("f").unwrap();
+        check(inkwell::values::AsValueRef::as_value_ref(&f));
+    }
+
+    #[test]
+    fn diamond_is_ordered_and_acyclic() {
+        let ir = "define i32 @f(i1 %c) {\nentry:\n  br i1 %c, label %a, label %b\na:\n  br label %j\nb:\n  br label %j\nj:\n  ret i32 0\n}\n";
+        with_function(ir, |f| {
+            let cfg = Cfg::new(f);
+            assert_eq!(cfg.order.len(), 4);
+            assert!(cfg.back_edges.is_empty());
+            let j = *cfg.order.last().unwrap();
+            assert_eq!(cfg.preds[&j].len(), 2);
+            assert_eq!(cfg.entry(), cfg.order[0]);
+        });
+    }
+
+    #[test]
+    fn loops_give_back_edges_and_unreachable_blocks_are_dropped() {
+        let ir = "define void @f(i1 %c) {\nentry:\n  br label %h\nh:\n  br i1 %c, label %h, label %x\nx:\n  ret void\ndead:\n  br label %x\n}\n";
+        with_function(ir, |f| {
+            let cfg = Cfg::new(f);
+            assert_eq!(cfg.back_edges.len(), 1);
+            let (from, to) = cfg.back_edges[0];
+            assert_eq!(from, to, "self loop on the header");
+            assert_eq!(cfg.order.len(), 3, "the dead block is not part of the CFG");
+            let x = *cfg.order.last().unwrap();
+            assert_eq!(
+                cfg.preds[&x].len(),
+                1,
+                "the dead predecessor is not counted"
+            );
+        });
+    }
+
+    #[test]
+    fn switch_with_duplicate_edges_has_unique_predecessors() {
+        let ir = "define i32 @f(i32 %k) {\nentry:\n  switch i32 %k, label %d [ i32 1, label %t\n i32 2, label %t ]\nt:\n  ret i32 1\nd:\n  ret i32 0\n}\n";
+        with_function(ir, |f| {
+            let cfg = Cfg::new(f);
+            let t = cfg
+                .order
+                .iter()
+                .copied()
+                .find(|b| cfg.preds[b].len() == 1 && *b != cfg.entry())
+                .unwrap();
+            assert_eq!(cfg.preds[&t], vec![cfg.entry()]);
+        });
+    }
+}

@@ -5,6 +5,9 @@
 //! `enzyme_dup` etc., passed loaded or by address), duplicated arguments
 //! followed by their shadow.
 
+// Errors here are rare and carry a whole diagnostic; their size does not matter.
+#![allow(clippy::result_large_err)]
+
 use llvm_sys::core::*;
 
 use crate::diag::Diagnostic;

@@ -45,9 +45,9 @@ double __enzyme_fwddiff(void *, ...);
  * <enzyme/utils>: __enzyme_autodiff<double>((void*)f, x). The instantiations'
  * mangled names contain "__enzyme_autodiff", which is what the AD pass looks for. */
 template <typename Return, typename... Args>
-Return __enzyme_autodiff(Args...);
+Return __enzyme_autodiff(Args...) noexcept;
 template <typename Return, typename... Args>
-Return __enzyme_fwddiff(Args...);
+Return __enzyme_fwddiff(Args...) noexcept;
 #endif
 
 #endif /* ENZYME_RS_ENZYME_H */

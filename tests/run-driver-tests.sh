@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The drop-in contract: every flag a build system passes works as with clang.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+CC=${ENZYME_CC:-enzyme-cc}
+build=$here/build/driver
+rm -rf "$build" && mkdir -p "$build"
+cd "$build"
+passed=0
+failed=0
+check() { # description, then a command that must succeed
+  local what=$1
+  shift
+  local out
+  if out=$("$@" 2>&1); then
+    passed=$((passed + 1))
+    echo "ok   $what"
+  else
+    failed=$((failed + 1))
+    echo "FAIL $what"
+    echo "$out" | tail -n 15
+  fi
+}
+
+cat >lib.c <<'C'
+#include <math.h>
+#include "lib.h"
+double energy(double x) { return SCALE * x * x + sin(x); }
+C
+cat >lib.h <<'C'
+#define SCALE 2.0
+double energy(double x);
+C
+cat >main.c <<'C'
+#include <enzyme/enzyme.h>
+#include <math.h>
+#include <stdio.h>
+#include "lib.h"
+int main(void) {
+  double x = 0.5, d = __enzyme_autodiff((void *)energy, x);
+  double want = 2 * SCALE * x + cos(x);
+  printf("%.15g %.15g\n", d, want);
+  return fabs(d - want) > 1e-12;
+}
+C
+
+check "-E preprocesses" bash -c "$CC -E lib.c | grep -q '2.0 \* x \* x'"
+check "-S writes native assembly" bash -c "$CC -O2 -S lib.c -o lib.s && grep -q 'energy:' lib.s"
+check "-MM lists dependencies" bash -c "$CC -MM lib.c | grep -q 'lib.h'"
+check "-MD -MF writes a depfile while compiling" bash -c "$CC -MD -MF lib.d -c lib.c -o lib.o && grep -q lib.h lib.d"
+check "-c emits a bitcode object" bash -c "$CC -O2 -c lib.c -o lib.o && head -c 4 lib.o | od -An -c | grep -q 'B   C'"
+check "-c of several files at once" bash -c "$CC -c lib.c main.c && test -f lib.o -a -f main.o"
+check "-x c on a file with another extension" bash -c "cp lib.c lib.txt && $CC -x c -c lib.txt -o libtxt.o && test -s libtxt.o"
+check "-D/-I/-std/-W flags reach the compiler" bash -c "$CC -std=c11 -Wall -Wextra -DEXTRA=1 -I. -c main.c -o main.o"
+check "one-shot compile and link of two sources" bash -c "$CC -O2 main.c lib.c -o app1 -lm && ./app1"
+check "separate compile and link at -O3" bash -c "$CC -O3 -c lib.c -o lib.o && $CC -O3 -c main.c -o main.o && $CC -O3 main.o lib.o -o app2 -lm && ./app2"
+check "@response file" bash -c "printf '%s\n' -O2 main.c lib.c -o app3 -lm > args.rsp && $CC @args.rsp && ./app3"
+check "-Wl, and -L/-l flags" bash -c "$CC main.c lib.c -Wl,--as-needed -L/usr/lib -lm -o app4 && ./app4"
+check "mixing a native object (gcc) and bitcode" bash -c "gcc -O2 -c -x c - -o native.o <<<'double twice(double x) { return 2 * x; }' && $CC main.c lib.c native.o -o app5 -lm && ./app5"
+check "-shared library with derivatives inside" bash -c "
+  printf '%s\n' '#include <enzyme/enzyme.h>' '#include \"lib.h\"' 'double denergy(double x) { return __enzyme_autodiff((void *)energy, x); }' > grad.c &&
+  $CC -O2 -fPIC -shared grad.c lib.c -o libgrad.so -lm &&
+  printf '%s\n' '#include <math.h>' 'double denergy(double);' 'int main(void) { return fabs(denergy(0.5) - (2.0 + cos(0.5))) > 1e-12; }' > use.c &&
+  gcc use.c -L. -lgrad -lm -Wl,-rpath,. -o app6 && ./app6"
+check "-### prints the commands and runs nothing" bash -c "$CC -O2 -### main.c lib.c -o never -lm 2>&1 | grep -q 'link-time AD' && test ! -e never"
+check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'enzyme-rs' && $CC --version | grep -q 'LLVM 22'"
+check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
+check "enzyme-c++ builds C++" bash -c "printf '%s\n' '#include <enzyme/enzyme.h>' '#include <cmath>' 'static double f(double x) { return std::exp(x) * x; }' 'int main() { double x = 0.3; return std::fabs(__enzyme_autodiff<double>((void *)f, x) - std::exp(x) * (1 + x)) > 1e-12; }' > t.cpp && ${ENZYME_CXX:-enzyme-c++} -O2 t.cpp -o cxx && ./cxx"
+echo "driver flags: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
