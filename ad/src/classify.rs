@@ -246,14 +246,9 @@ fn classify_call(call: Value) -> Kind {
              or move the call out of the differentiated code",
         );
     }
-    if !touches_float {
-        // A module function over integers only: pure of derivatives, but it may
-        // have side effects that recomputation would repeat.
-        return unsupported(
-            format!("call to `{}`, which works on no floating-point values", display_name(&name)),
-            "such calls may have side effects that the derivative would repeat; they are not supported yet",
-        );
-    }
+    // A module function, validated in turn: it has no memory effects or
+    // external calls, so recomputing it in a derivative is harmless. One that
+    // touches no float is cloned as it is; the others are differentiated.
     Kind::Call(callee)
 }
 
@@ -291,6 +286,14 @@ pub(crate) fn check_function(f: Value, original_name: &str) -> (Vec<Diagnostic>,
             d.function = Some(shown.clone());
             diags.push(d);
         }
+    }
+    if unsafe { LLVMIsFunctionVarArg(ir::function_type(f)) } != 0 {
+        let mut d = Diagnostic::new(format!(
+            "cannot differentiate `{shown}`: it takes a variable number of arguments"
+        ))
+        .with_help("variadic functions are not supported yet; give the function fixed parameters");
+        d.function = Some(shown.clone());
+        diags.push(d);
     }
     let rt = ir::return_type(f);
     if !(scalar_interface_type(rt) || ir::is_void(rt)) {

@@ -353,6 +353,17 @@ fn check_result_type(
         Mode::Reverse => format!("{produced} adjoint(s) of active arguments"),
     };
     let target = sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(call));
+    if mode == Mode::Forward && produced == 0 && !ir::is_void(target) {
+        let fname = display_name(&ir::name(function));
+        return Err(at_call(
+            call,
+            format!(
+                "`{fname}` returns `{}`, which has no derivative: forward mode has no tangent to return",
+                ir::print_type(ir::return_type(function))
+            ),
+        )
+        .with_help("differentiate a function that returns a floating-point value"));
+    }
     if ir::is_void(target) {
         if produced > 0 && mode == Mode::Reverse {
             return Err(at_call(call, format!("`{entry}` call is declared to return `void`, but it produces {what}"))

@@ -53,7 +53,7 @@ impl OptLevel {
     fn parse(flag: &str) -> Option<OptLevel> {
         Some(match flag {
             "-O0" => OptLevel::O0,
-            "-O1" => OptLevel::O1,
+            "-O1" | "-Og" => OptLevel::O1,
             "-O" | "-O2" => OptLevel::O2,
             "-O3" | "-Ofast" | "-O4" => OptLevel::O3,
             "-Os" => OptLevel::Os,

@@ -60,7 +60,15 @@ pub fn run_from_env(language: Language) -> i32 {
             }
         }
     }
-    match run(language, args) {
+    // A bug of ours must read as one, with a non-zero exit, not as a Rust panic.
+    std::panic::set_hook(Box::new(move |info| {
+        eprintln!(
+            "{program}: internal error: {info}\n  = note: this is a bug in enzyme-rs; please report it with the command line"
+        );
+    }));
+    let result = std::panic::catch_unwind(|| run(language, args));
+    let Ok(result) = result else { return 70 };
+    match result {
         Ok(code) => code,
         Err(DriverError::Differentiation(_)) => 1,
         Err(e) => {
