@@ -7,7 +7,9 @@ use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
 use crate::cfg::Cfg;
 use crate::diag::Diagnostic;
+use crate::gen::Mode;
 use crate::ir::{self, Type, Value};
+use crate::memory;
 use crate::names::display_name;
 use crate::rules::{self, CompiledRule};
 
@@ -31,6 +33,20 @@ pub(crate) enum Kind {
     Call(Value),
     /// `ret`.
     Return,
+    /// `load`: active through a shadowed pointer (see [`crate::memory`]).
+    Load,
+    /// `store`.
+    Store,
+    /// `getelementptr`: the shadow is the same address arithmetic on the shadow.
+    Gep,
+    /// A fixed-size `alloca`: it gets a zeroed shadow slot.
+    Alloca,
+    /// `bitcast`/`addrspacecast` between pointers.
+    PtrCast,
+    /// `llvm.memset.*`.
+    MemSet,
+    /// `llvm.memcpy.*` / `llvm.memmove.*`.
+    MemCpy,
     /// Outside what the engine can differentiate correctly.
     Unsupported {
         /// What the construct is, e.g. "memory access (`load`)".
@@ -107,13 +123,21 @@ pub(crate) fn classify(i: Value) -> Kind {
         }
         LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr
         | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => Kind::Inactive,
-        LLVMAlloca | LLVMLoad | LLVMStore | LLVMGetElementPtr | LLVMFence | LLVMAtomicCmpXchg
-        | LLVMAtomicRMW | LLVMVAArg => {
-            unsupported(format!("memory access (`{}`)", opcode_name(op)), MEMORY_HELP)
+        LLVMLoad | LLVMStore if is_atomic(i) => unsupported(
+            format!("atomic memory access (`{}` atomic)", opcode_name(op)),
+            "atomic loads and stores are not supported yet",
+        ),
+        LLVMLoad => Kind::Load,
+        LLVMStore => Kind::Store,
+        LLVMGetElementPtr => Kind::Gep,
+        LLVMAlloca => Kind::Alloca,
+        LLVMFence => Kind::Inactive,
+        LLVMAtomicCmpXchg | LLVMAtomicRMW => {
+            unsupported(format!("atomic memory operation (`{}`)", opcode_name(op)), "atomics are not supported yet")
         }
-        LLVMTrunc | LLVMZExt | LLVMSExt | LLVMPtrToInt | LLVMPtrToAddr | LLVMIntToPtr | LLVMAddrSpaceCast => {
-            Kind::Inactive
-        }
+        LLVMVAArg => unsupported("`va_arg`", "variadic functions are not supported yet"),
+        LLVMAddrSpaceCast => Kind::PtrCast,
+        LLVMTrunc | LLVMZExt | LLVMSExt | LLVMPtrToInt | LLVMPtrToAddr | LLVMIntToPtr => Kind::Inactive,
         // Integer-valued results: derivative zero almost everywhere.
         LLVMFPToUI | LLVMFPToSI => Kind::Inactive,
         // Floats made from integers do not depend on any float input.
@@ -121,7 +145,9 @@ pub(crate) fn classify(i: Value) -> Kind {
         LLVMFPTrunc | LLVMFPExt => Kind::FloatCast,
         LLVMBitCast => {
             let src = ir::type_of(ir::operand(i, 0));
-            if contains_float(src) || contains_float(ty) {
+            if ir::is_pointer(src) && ir::is_pointer(ty) {
+                Kind::PtrCast
+            } else if contains_float(src) || contains_float(ty) {
                 unsupported(
                     "`bitcast` reinterpreting floating-point bits",
                     "bit-level manipulation of floats cannot be differentiated; write it with floating-point operations (`fabs`, `copysign`, arithmetic)",
@@ -133,7 +159,7 @@ pub(crate) fn classify(i: Value) -> Kind {
         LLVMICmp | LLVMFCmp => Kind::Inactive,
         LLVMPHI => Kind::Phi,
         LLVMSelect => {
-            if ir::is_float(ty) {
+            if ir::is_float(ty) || ir::is_pointer(ty) {
                 Kind::Select
             } else {
                 Kind::Inactive
@@ -209,6 +235,12 @@ fn classify_call(call: Value) -> Kind {
     } else {
         arg_tys.iter().copied().find(|t| ir::is_float(*t))
     };
+    if name.starts_with("llvm.memset.") {
+        return Kind::MemSet;
+    }
+    if name.starts_with("llvm.memcpy.") || name.starts_with("llvm.memmove.") {
+        return Kind::MemCpy;
+    }
     if name.starts_with("llvm.") {
         if INACTIVE_INTRINSICS.iter().any(|p| name.starts_with(p)) {
             return Kind::Inactive;
@@ -252,6 +284,10 @@ fn classify_call(call: Value) -> Kind {
     Kind::Call(callee)
 }
 
+fn is_atomic(i: Value) -> bool {
+    unsafe { LLVMGetOrdering(i) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
+}
+
 fn is_noreturn(call: Value, callee: Value) -> bool {
     let k = ir::attr_kind("noreturn");
     unsafe {
@@ -262,76 +298,110 @@ fn is_noreturn(call: Value, callee: Value) -> bool {
 }
 
 /// Whether a type may appear as a parameter or return value of a function the
-/// engine differentiates in this slice.
+/// engine differentiates through a nested call.
 pub(crate) fn scalar_interface_type(t: Type) -> bool {
     ir::is_float(t) || ir::is_int(t)
 }
 
-/// Checks a preprocessed function; returns its diagnostics and the module
-/// functions it calls (which must be checked too).
-pub(crate) fn check_function(f: Value, original_name: &str) -> (Vec<Diagnostic>, Vec<Value>) {
+/// How a function is reached.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Named by an `__enzyme_*` call: pointer parameters allowed.
+    Root,
+    /// Called from differentiated code and not inlined (recursion): its
+    /// derivative recomputes it, so it must be pure and scalar.
+    Nested,
+}
+
+/// Checks a preprocessed function under an activity pattern (`dup[k]`: pointer
+/// parameter `k` has a shadow); returns its diagnostics and the module
+/// functions it calls (which must be checked too, as [`Role::Nested`]).
+pub(crate) fn check_function(
+    f: Value,
+    original_name: &str,
+    dup: &[bool],
+    mode: Mode,
+    role: Role,
+) -> (Vec<Diagnostic>, Vec<Value>) {
     let mut diags = Vec::new();
     let mut callees = Vec::new();
     let shown = display_name(original_name);
     let cfg = Cfg::new(f);
+    let mut fail = |msg: String, help: &str, at: Option<Value>| {
+        let mut d = Diagnostic::new(msg).with_help(help);
+        d.function = Some(shown.clone());
+        if let Some(i) = at {
+            d.location = ir::location(i);
+            d.ir = Some(truncate(ir::print(i)));
+        }
+        diags.push(d);
+    };
     for (k, p) in ir::params(f).into_iter().enumerate() {
         let t = ir::type_of(p);
-        if !scalar_interface_type(t) {
-            let mut d = Diagnostic::new(format!(
-                "cannot differentiate `{shown}`: parameter {} has type `{}`",
-                k + 1,
-                ir::print_type(t)
-            ))
-            .with_help(MEMORY_HELP);
-            d.function = Some(shown.clone());
-            diags.push(d);
+        let ok = scalar_interface_type(t) || (role == Role::Root && ir::is_pointer(t));
+        if !ok {
+            let help = if ir::is_pointer(t) {
+                "a function that takes pointers and calls itself recursively is not supported yet"
+            } else {
+                MEMORY_HELP
+            };
+            fail(
+                format!(
+                    "cannot differentiate `{shown}`: parameter {} has type `{}`",
+                    k + 1,
+                    ir::print_type(t)
+                ),
+                help,
+                None,
+            );
         }
     }
     if unsafe { LLVMIsFunctionVarArg(ir::function_type(f)) } != 0 {
-        let mut d = Diagnostic::new(format!(
-            "cannot differentiate `{shown}`: it takes a variable number of arguments"
-        ))
-        .with_help("variadic functions are not supported yet; give the function fixed parameters");
-        d.function = Some(shown.clone());
-        diags.push(d);
+        fail(
+            format!("cannot differentiate `{shown}`: it takes a variable number of arguments"),
+            "variadic functions are not supported yet; give the function fixed parameters",
+            None,
+        );
     }
     let rt = ir::return_type(f);
     if !(scalar_interface_type(rt) || ir::is_void(rt)) {
-        let mut d = Diagnostic::new(format!(
-            "cannot differentiate `{shown}`: it returns `{}`",
-            ir::print_type(rt)
-        ))
-        .with_help(MEMORY_HELP);
-        d.function = Some(shown.clone());
-        diags.push(d);
+        fail(
+            format!(
+                "cannot differentiate `{shown}`: it returns `{}`",
+                ir::print_type(rt)
+            ),
+            MEMORY_HELP,
+            None,
+        );
     }
     for (from, _to) in &cfg.back_edges {
-        let term = ir::terminator(*from);
-        let mut d = Diagnostic::new(format!(
-            "cannot differentiate `{shown}`: it contains a loop"
-        ))
-        .with_help("loops in differentiated functions are not supported yet");
-        d.function = Some(shown.clone());
-        d.location = ir::location(term);
-        d.ir = Some(truncate(ir::print(term)));
-        diags.push(d);
+        fail(
+            format!("cannot differentiate `{shown}`: it contains a loop"),
+            "loops in differentiated functions are not supported yet",
+            Some(ir::terminator(*from)),
+        );
     }
     for b in &cfg.order {
         for i in ir::instructions(*b) {
             match classify(i) {
-                Kind::Unsupported { what, help } => {
-                    let mut d =
-                        Diagnostic::new(format!("cannot differentiate {what} in `{shown}`"))
-                            .with_help(help);
-                    d.function = Some(shown.clone());
-                    d.location = ir::location(i);
-                    d.ir = Some(truncate(ir::print(i)));
-                    diags.push(d);
-                }
+                Kind::Unsupported { what, help } => fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i)),
                 Kind::Call(callee) => callees.push(callee),
+                Kind::Store | Kind::MemSet | Kind::MemCpy if role == Role::Nested => fail(
+                    format!("cannot differentiate `{shown}`: it writes memory and is called recursively"),
+                    "recursive functions that write memory are not supported yet",
+                    Some(i),
+                ),
                 _ => {}
             }
         }
+    }
+    let mem = memory::analyze(f, &cfg, dup, mode, classify);
+    for (i, what, help) in mem.problems {
+        fail(
+            format!("cannot differentiate {what} in `{shown}`"),
+            help,
+            Some(i),
+        );
     }
     (diags, callees)
 }

@@ -105,6 +105,10 @@ pub(crate) fn is_void(t: Type) -> bool {
     kind(t) == LLVMTypeKind::LLVMVoidTypeKind
 }
 
+pub(crate) fn is_pointer(t: Type) -> bool {
+    kind(t) == LLVMTypeKind::LLVMPointerTypeKind
+}
+
 pub(crate) fn opcode(i: Value) -> LLVMOpcode {
     unsafe { LLVMGetInstructionOpcode(i) }
 }

@@ -23,6 +23,7 @@ mod emit;
 mod gen;
 mod ir;
 mod markers;
+mod memory;
 mod names;
 mod prep;
 pub mod rules;
@@ -36,6 +37,7 @@ pub use diag::{Diagnostic, SourceLocation};
 pub use gen::Mode;
 pub use names::display_name;
 
+use crate::classify::Role;
 use crate::emit::Emitter;
 use crate::gen::Generator;
 use crate::ir::{Type, Value};
@@ -76,7 +78,7 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
     }
 
     let mut gen = Generator::new(module);
-    let mut checked: HashSet<Value> = HashSet::new();
+    let mut checked: HashSet<(Value, Vec<bool>, Mode)> = HashSet::new();
     for plan in &plans {
         let clone = match gen.prep.ensure(module, plan.function) {
             Ok(c) => c,
@@ -93,14 +95,23 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
                 .map(|l| format!(" at {l}"))
                 .unwrap_or_default()
         );
-        let mut work = vec![clone];
-        while let Some(f) = work.pop() {
-            if !checked.insert(f) {
-                continue;
-            }
-            let (ds, callees) = classify::check_function(f, &ir::name(gen.prep.original(f)));
+        let mask = plan.dup_mask();
+        if checked.insert((clone, mask.clone(), plan.mode)) {
+            let name = ir::name(plan.function);
+            let (ds, callees) =
+                classify::check_function(clone, &name, &mask, plan.mode, Role::Root);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
-            work.extend(callees);
+            let mut work = callees;
+            while let Some(f) = work.pop() {
+                if !checked.insert((f, Vec::new(), plan.mode)) {
+                    continue;
+                }
+                let name = ir::name(gen.prep.original(f));
+                let (ds, callees) =
+                    classify::check_function(f, &name, &[], plan.mode, Role::Nested);
+                diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
+                work.extend(callees);
+            }
         }
     }
     if !diags.is_empty() {
@@ -115,7 +126,7 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
             .prep
             .ensure(module, plan.function)
             .expect("cloned above");
-        targets.push(gen.derivative(plan.mode, clone));
+        targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask()));
     }
     gen.run();
     for (plan, d) in plans.iter().zip(targets) {
@@ -153,7 +164,11 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value) {
         let pt = ir::type_of(*p);
         let primal = e.convert_arg(a.primal, pt).expect("checked when parsing");
         args.push(primal);
-        if plan.mode == Mode::Forward && ir::is_float(pt) {
+        if ir::is_pointer(pt) {
+            if let Some(s) = a.shadow {
+                args.push(s);
+            }
+        } else if plan.mode == Mode::Forward && ir::is_float(pt) {
             let t = match a.shadow {
                 Some(s) => e.convert_arg(s, pt).expect("checked when parsing"),
                 None => e.zero(pt),
@@ -198,9 +213,12 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value) {
         Some((ptr, t)) => (t, Some(ptr)),
         None => (call_ty, None),
     };
-    // The result type was checked against what is produced when parsing.
+    // The result type was checked against what is produced when parsing; a
+    // result with nothing to hold (only pointers were differentiated) is zero.
     let value = if ir::is_void(target_ty) {
         None
+    } else if results.is_empty() {
+        Some(e.zero(target_ty))
     } else {
         let mut it = results.into_iter();
         Some(build_aggregate(&e, target_ty, &mut it))

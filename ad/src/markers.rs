@@ -50,6 +50,17 @@ pub(crate) struct MarkerCall {
     pub marker_loads: Vec<Value>,
 }
 
+impl MarkerCall {
+    /// For each parameter: whether it is a pointer with a shadow.
+    pub fn dup_mask(&self) -> Vec<bool> {
+        ir::params(self.function)
+            .iter()
+            .zip(&self.args)
+            .map(|(p, a)| ir::is_pointer(ir::type_of(*p)) && a.shadow.is_some())
+            .collect()
+    }
+}
+
 /// Entry points of Enzyme's C API that this version does not implement.
 const UNSUPPORTED_ENTRY_POINTS: &[&str] = &[
     "__enzyme_augmentfwd",
@@ -250,20 +261,28 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         let primal = arg(idx);
         idx += 1;
         let is_float = ir::is_float(pty);
-        let activity = explicit.unwrap_or(match (mode, is_float) {
-            (Mode::Reverse, true) => Activity::Active,
-            (Mode::Forward, true) => Activity::Dup,
+        let is_ptr = ir::is_pointer(pty);
+        let activity = explicit.unwrap_or(match (mode, is_float, is_ptr) {
+            (Mode::Reverse, true, _) => Activity::Active,
+            (Mode::Forward, true, _) => Activity::Dup,
+            // As in Enzyme: pointers are duplicated unless marked constant.
+            (_, _, true) => Activity::Dup,
             _ => Activity::Const,
         });
-        if !is_float && !ir::is_int(pty) {
+        if !is_float && !ir::is_int(pty) && !is_ptr {
             return Err(at_call(
                 call,
                 format!("parameter {pname} of `{fname}` has type `{}`, which is not supported yet", ir::print_type(pty)),
             )
-            .with_help("this version differentiates functions of scalar `float`/`double` and integer parameters; pointers and aggregates come later"));
+            .with_help("this version differentiates functions of `float`/`double`, integer and pointer parameters; aggregates passed by value come later"));
         }
         match (mode, is_float, activity) {
             (_, _, Activity::Const) => {}
+            (_, false, Activity::Dup | Activity::DupNoNeed) if is_ptr => {}
+            (_, false, Activity::Active) if is_ptr => {
+                return Err(at_call(call, format!("`enzyme_out` given for pointer parameter {pname} of `{fname}`"))
+                    .with_help("a pointer is `enzyme_dup, p, shadow_p` (its shadow accumulates the adjoint) or `enzyme_const, p`"))
+            }
             (Mode::Reverse, true, Activity::Active) => {}
             (Mode::Forward, true, Activity::Dup | Activity::DupNoNeed) => {}
             (Mode::Reverse, true, _) => {
@@ -371,6 +390,10 @@ fn check_result_type(
         }
         return Ok(());
     }
+    if produced == 0 && mode == Mode::Reverse && sret.is_none() && !result_really_used(call) {
+        // `double __enzyme_autodiff(void*, ...)` called for its effect on shadows only.
+        return Ok(());
+    }
     if count_float_leaves(target) != Some(produced) {
         return Err(at_call(
             call,
@@ -379,6 +402,25 @@ fn check_result_type(
         .with_help("declare the entry point returning `double` for one derivative, or a struct with one `double` per active argument"));
     }
     Ok(())
+}
+
+/// Whether a call's result is used for more than being parked in a stack
+/// slot (what `-O0` makes of `double unused = f(...);`).
+fn result_really_used(call: Value) -> bool {
+    let mut u = unsafe { LLVMGetFirstUse(call) };
+    while !u.is_null() {
+        unsafe {
+            let user = LLVMGetUser(u);
+            let parked = !LLVMIsAStoreInst(user).is_null()
+                && LLVMGetOperand(user, 0) == call
+                && !LLVMIsAAllocaInst(LLVMGetOperand(user, 1)).is_null();
+            if !parked {
+                return true;
+            }
+            u = LLVMGetNextUse(u);
+        }
+    }
+    false
 }
 
 /// Number of float scalars in a type made of floats, structs, arrays and vectors.

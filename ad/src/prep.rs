@@ -5,8 +5,10 @@
 //! slots; the clones drop `optnone` and go through a short pipeline (SROA,
 //! early CSE, instcombine, simplifycfg) so the engine sees SSA values. At
 //! `-O2` the clones are already in that shape and the pipeline is cheap. The
-//! user's primal functions stay exactly as compiled. Clones are deleted when
-//! differentiation is done.
+//! user's primal functions stay exactly as compiled. The clones of callees
+//! are inlined into their callers' clones (recursion excepted), so memory
+//! passed between functions is differentiated within one body. Clones are
+//! deleted when differentiation is done.
 
 use std::collections::HashMap;
 
@@ -75,6 +77,9 @@ impl Prep {
                 }
             }
         }
+        // All clones, not only the fresh ones: an earlier clone may be called by a new one.
+        let all: Vec<Value> = self.original_of.keys().copied().collect();
+        inline_clones(module, &all)?;
         for c in &fresh {
             run_pipeline(*c)?;
         }
@@ -94,6 +99,38 @@ impl Prep {
         self.clone_of.clear();
         self.original_of.clear();
     }
+}
+
+/// Inlines the clones into each other (recursive calls stay calls), so that
+/// a function and the helpers it passes pointers to are differentiated as
+/// one body. The inliner only touches calls of `alwaysinline` functions, and
+/// only clones carry that attribute here.
+fn inline_clones(module: LLVMModuleRef, clones: &[Value]) -> Result<(), String> {
+    let kind = ir::attr_kind("alwaysinline");
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        for c in clones {
+            let attr = LLVMCreateEnumAttribute(ctx, kind, 0);
+            LLVMAddAttributeAtIndex(*c, llvm_sys::LLVMAttributeFunctionIndex, attr);
+            // The inliner deletes internal functions left without uses: ours must stay.
+            LLVMSetLinkage(*c, llvm_sys::LLVMLinkage::LLVMExternalLinkage);
+        }
+        let passes = ir::cstring("always-inline");
+        let opts = LLVMCreatePassBuilderOptions();
+        let err = LLVMRunPasses(module, passes.as_ptr(), std::ptr::null_mut(), opts);
+        LLVMDisposePassBuilderOptions(opts);
+        for c in clones {
+            LLVMRemoveEnumAttributeAtIndex(*c, llvm_sys::LLVMAttributeFunctionIndex, kind);
+            LLVMSetLinkage(*c, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        }
+        if !err.is_null() {
+            let msg = LLVMGetErrorMessage(err);
+            let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
+            LLVMDisposeErrorMessage(msg);
+            return Err(format!("inlining before differentiation failed: {s}"));
+        }
+    }
+    Ok(())
 }
 
 fn run_pipeline(f: Value) -> Result<(), String> {
