@@ -2,9 +2,21 @@
 //! a topological order and the back edges that make loops. The LLVM C API has
 //! no dominator tree or loop info, so the small analyses live here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::{self, Block, Value};
+
+/// A natural loop.
+pub struct Loop {
+    /// The block every iteration starts in.
+    pub header: Block,
+    /// Blocks with an edge back to the header.
+    pub latches: Vec<Block>,
+    /// The blocks of the loop (header included).
+    pub blocks: HashSet<Block>,
+    /// The enclosing loop, if any (index into [`Cfg::loops`]).
+    pub parent: Option<usize>,
+}
 
 /// A function's reachable control-flow graph.
 pub struct Cfg {
@@ -14,6 +26,13 @@ pub struct Cfg {
     pub preds: HashMap<Block, Vec<Block>>,
     /// Edges `(from, to)` that close a cycle (the latch's branch to a loop header).
     pub back_edges: Vec<(Block, Block)>,
+    /// Natural loops, outer loops before the loops they contain.
+    pub loops: Vec<Loop>,
+    /// The innermost loop of each block in a loop.
+    pub innermost: HashMap<Block, usize>,
+    /// Cycles that are not natural loops (entered other than through one header):
+    /// the block where the cycle is entered from outside.
+    pub irreducible: Vec<Block>,
 }
 
 impl Cfg {
@@ -51,23 +70,68 @@ impl Cfg {
         }
         post.reverse();
         let order = post;
-        let mut preds: HashMap<Block, Vec<Block>> =
-            order.iter().map(|b| (*b, Vec::new())).collect();
+        let mut preds: HashMap<Block, Vec<Block>> = order.iter().map(|b| (*b, Vec::new())).collect();
         for b in &order {
             for s in ir::successors(ir::terminator(*b)) {
-                let list = preds
-                    .get_mut(&s)
-                    .expect("successor of a reachable block is reachable");
+                let list = preds.get_mut(&s).expect("successor of a reachable block is reachable");
                 if !list.contains(b) {
                     list.push(*b);
                 }
             }
         }
-        Cfg {
-            order,
-            preds,
-            back_edges,
+        let mut cfg =
+            Cfg { order, preds, back_edges, loops: Vec::new(), innermost: HashMap::new(), irreducible: Vec::new() };
+        cfg.find_loops();
+        cfg
+    }
+
+    /// Natural loops from the back edges: the body of a loop is what reaches a
+    /// latch backwards without passing the header.
+    fn find_loops(&mut self) {
+        let mut by_header: Vec<(Block, Vec<Block>)> = Vec::new();
+        for (from, to) in &self.back_edges {
+            match by_header.iter_mut().find(|(h, _)| h == to) {
+                Some((_, l)) => l.push(*from),
+                None => by_header.push((*to, vec![*from])),
+            }
         }
+        let mut loops = Vec::new();
+        for (header, latches) in by_header {
+            let mut blocks: HashSet<Block> = HashSet::from([header]);
+            let mut work: Vec<Block> = latches.clone();
+            while let Some(b) = work.pop() {
+                if blocks.insert(b) {
+                    work.extend(self.preds[&b].iter().copied());
+                }
+            }
+            // A natural loop is entered only through its header: its header
+            // dominates the latch, so walking back from the latch never
+            // reaches the function's entry.
+            if header != self.order[0] && blocks.contains(&self.order[0]) {
+                self.irreducible.push(header);
+                continue;
+            }
+            for b in &blocks {
+                if *b != header && self.preds[b].iter().any(|p| !blocks.contains(p)) {
+                    self.irreducible.push(*b);
+                }
+            }
+            loops.push(Loop { header, latches, blocks, parent: None });
+        }
+        // Outer loops first: a loop containing another is larger.
+        loops.sort_by_key(|l| std::cmp::Reverse(l.blocks.len()));
+        for i in 0..loops.len() {
+            let parent =
+                (0..i).filter(|&j| loops[j].blocks.contains(&loops[i].header)).min_by_key(|&j| loops[j].blocks.len());
+            loops[i].parent = parent;
+        }
+        for (i, l) in loops.iter().enumerate() {
+            for b in &l.blocks {
+                // Later loops are inner ones: they overwrite.
+                self.innermost.insert(*b, i);
+            }
+        }
+        self.loops = loops;
     }
 
     /// The entry block.
@@ -118,11 +182,7 @@ mod tests {
             assert_eq!(from, to, "self loop on the header");
             assert_eq!(cfg.order.len(), 3, "the dead block is not part of the CFG");
             let x = *cfg.order.last().unwrap();
-            assert_eq!(
-                cfg.preds[&x].len(),
-                1,
-                "the dead predecessor is not counted"
-            );
+            assert_eq!(cfg.preds[&x].len(), 1, "the dead predecessor is not counted");
         });
     }
 
@@ -131,12 +191,7 @@ mod tests {
         let ir = "define i32 @f(i32 %k) {\nentry:\n  switch i32 %k, label %d [ i32 1, label %t\n i32 2, label %t ]\nt:\n  ret i32 1\nd:\n  ret i32 0\n}\n";
         with_function(ir, |f| {
             let cfg = Cfg::new(f);
-            let t = cfg
-                .order
-                .iter()
-                .copied()
-                .find(|b| cfg.preds[b].len() == 1 && *b != cfg.entry())
-                .unwrap();
+            let t = cfg.order.iter().copied().find(|b| cfg.preds[b].len() == 1 && *b != cfg.entry()).unwrap();
             assert_eq!(cfg.preds[&t], vec![cfg.entry()]);
         });
     }

@@ -57,10 +57,7 @@ pub(crate) enum Kind {
 }
 
 fn unsupported(what: impl Into<String>, help: impl Into<String>) -> Kind {
-    Kind::Unsupported {
-        what: what.into(),
-        help: help.into(),
-    }
+    Kind::Unsupported { what: what.into(), help: help.into() }
 }
 
 /// Whether a type is, or contains, a floating-point type.
@@ -88,8 +85,7 @@ fn is_float_aggregate(t: Type) -> bool {
     contains_float(t) && !ir::is_float(t)
 }
 
-const MEMORY_HELP: &str =
-    "this version differentiates functions over scalar `float`/`double` values only; \
+const MEMORY_HELP: &str = "this version differentiates functions over scalar `float`/`double` values only; \
      memory (pointers, arrays, globals) is not supported yet";
 
 /// Classifies one instruction of a (preprocessed) function.
@@ -226,15 +222,9 @@ fn classify_call(call: Value) -> Kind {
     }
     let ret = ir::type_of(call);
     let nargs = ir::call_arg_count(call);
-    let arg_tys: Vec<Type> = (0..nargs)
-        .map(|k| ir::type_of(ir::operand(call, k)))
-        .collect();
+    let arg_tys: Vec<Type> = (0..nargs).map(|k| ir::type_of(ir::operand(call, k))).collect();
     let touches_float = contains_float(ret) || arg_tys.iter().any(|t| contains_float(*t));
-    let float_ty = if ir::is_float(ret) {
-        Some(ret)
-    } else {
-        arg_tys.iter().copied().find(|t| ir::is_float(*t))
-    };
+    let float_ty = if ir::is_float(ret) { Some(ret) } else { arg_tys.iter().copied().find(|t| ir::is_float(*t)) };
     if name.starts_with("llvm.memset.") {
         return Kind::MemSet;
     }
@@ -256,10 +246,7 @@ fn classify_call(call: Value) -> Kind {
                 }
             }
         }
-        return unsupported(
-            format!("call to intrinsic `{name}`"),
-            "this intrinsic has no derivative rule yet",
-        );
+        return unsupported(format!("call to intrinsic `{name}`"), "this intrinsic has no derivative rule yet");
     }
     if ir::is_declaration(callee) {
         if !touches_float && is_noreturn(call, callee) {
@@ -292,8 +279,7 @@ fn is_noreturn(call: Value, callee: Value) -> bool {
     let k = ir::attr_kind("noreturn");
     unsafe {
         !LLVMGetEnumAttributeAtIndex(callee, llvm_sys::LLVMAttributeFunctionIndex, k).is_null()
-            || !LLVMGetCallSiteEnumAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, k)
-                .is_null()
+            || !LLVMGetCallSiteEnumAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, k).is_null()
     }
 }
 
@@ -346,11 +332,7 @@ pub(crate) fn check_function(
                 MEMORY_HELP
             };
             fail(
-                format!(
-                    "cannot differentiate `{shown}`: parameter {} has type `{}`",
-                    k + 1,
-                    ir::print_type(t)
-                ),
+                format!("cannot differentiate `{shown}`: parameter {} has type `{}`", k + 1, ir::print_type(t)),
                 help,
                 None,
             );
@@ -365,26 +347,32 @@ pub(crate) fn check_function(
     }
     let rt = ir::return_type(f);
     if !(scalar_interface_type(rt) || ir::is_void(rt)) {
+        fail(format!("cannot differentiate `{shown}`: it returns `{}`", ir::print_type(rt)), MEMORY_HELP, None);
+    }
+    for b in &cfg.irreducible {
         fail(
             format!(
-                "cannot differentiate `{shown}`: it returns `{}`",
-                ir::print_type(rt)
+                "cannot differentiate `{shown}`: it contains a cycle entered in the middle (irreducible control flow)"
             ),
-            MEMORY_HELP,
-            None,
+            "loops must be entered through their first block; `goto` into a loop body is not supported",
+            Some(ir::terminator(*b)),
         );
     }
-    for (from, _to) in &cfg.back_edges {
-        fail(
-            format!("cannot differentiate `{shown}`: it contains a loop"),
-            "loops in differentiated functions are not supported yet",
-            Some(ir::terminator(*from)),
-        );
+    for l in &cfg.loops {
+        if l.latches.len() != 1 {
+            fail(
+                format!("cannot differentiate `{shown}`: a loop has {} back edges", l.latches.len()),
+                "this loop shape is not supported yet",
+                Some(ir::terminator(l.header)),
+            );
+        }
     }
     for b in &cfg.order {
         for i in ir::instructions(*b) {
             match classify(i) {
-                Kind::Unsupported { what, help } => fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i)),
+                Kind::Unsupported { what, help } => {
+                    fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i))
+                }
                 Kind::Call(callee) => callees.push(callee),
                 Kind::Store | Kind::MemSet | Kind::MemCpy if role == Role::Nested => fail(
                     format!("cannot differentiate `{shown}`: it writes memory and is called recursively"),
@@ -397,11 +385,7 @@ pub(crate) fn check_function(
     }
     let mem = memory::analyze(f, &cfg, dup, mode, classify);
     for (i, what, help) in mem.problems {
-        fail(
-            format!("cannot differentiate {what} in `{shown}`"),
-            help,
-            Some(i),
-        );
+        fail(format!("cannot differentiate {what} in `{shown}`"), help, Some(i));
     }
     (diags, callees)
 }

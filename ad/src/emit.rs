@@ -42,11 +42,7 @@ impl Emitter {
     pub fn new(module: LLVMModuleRef) -> Emitter {
         unsafe {
             let ctx = LLVMGetModuleContext(module);
-            Emitter {
-                ctx,
-                module,
-                b: LLVMCreateBuilderInContext(ctx),
-            }
+            Emitter { ctx, module, b: LLVMCreateBuilderInContext(ctx) }
         }
     }
 
@@ -111,16 +107,7 @@ impl Emitter {
     }
 
     pub fn call(&self, f: Value, args: &mut [Value]) -> Value {
-        unsafe {
-            LLVMBuildCall2(
-                self.b,
-                ir::function_type(f),
-                f,
-                args.as_mut_ptr(),
-                args.len() as u32,
-                EMPTY,
-            )
-        }
+        unsafe { LLVMBuildCall2(self.b, ir::function_type(f), f, args.as_mut_ptr(), args.len() as u32, EMPTY) }
     }
 
     pub fn zero(&self, t: Type) -> Value {
@@ -228,10 +215,7 @@ impl Emitter {
                     v => Val::F(self.fneg(self.as_float(v, ty))),
                 },
                 Expr::Bin(op, a, b) => {
-                    let (x, y) = (
-                        self.eval(a, ty, args, result),
-                        self.eval(b, ty, args, result),
-                    );
+                    let (x, y) = (self.eval(a, ty, args, result), self.eval(b, ty, args, result));
                     match (x, y) {
                         (Val::Lit(p), Val::Lit(q)) => Val::Lit(match op {
                             BinOp::Add => p + q,
@@ -240,16 +224,12 @@ impl Emitter {
                             BinOp::Div => p / q,
                         }),
                         (Val::I(p), Val::I(q)) => Val::I(self.int_bin(*op, p, q)),
-                        (Val::I(p), Val::Lit(q)) => Val::I(self.int_bin(
-                            *op,
-                            p,
-                            LLVMConstInt(ir::type_of(p), q as i64 as u64, 1),
-                        )),
-                        (Val::Lit(p), Val::I(q)) => Val::I(self.int_bin(
-                            *op,
-                            LLVMConstInt(ir::type_of(q), p as i64 as u64, 1),
-                            q,
-                        )),
+                        (Val::I(p), Val::Lit(q)) => {
+                            Val::I(self.int_bin(*op, p, LLVMConstInt(ir::type_of(p), q as i64 as u64, 1)))
+                        }
+                        (Val::Lit(p), Val::I(q)) => {
+                            Val::I(self.int_bin(*op, LLVMConstInt(ir::type_of(q), p as i64 as u64, 1), q))
+                        }
                         (x, y) => {
                             let (p, q) = (self.as_float(x, ty), self.as_float(y, ty));
                             Val::F(match op {
@@ -262,10 +242,7 @@ impl Emitter {
                     }
                 }
                 Expr::Cmp(op, a, b) => {
-                    let (x, y) = (
-                        self.eval(a, ty, args, result),
-                        self.eval(b, ty, args, result),
-                    );
+                    let (x, y) = (self.eval(a, ty, args, result), self.eval(b, ty, args, result));
                     match (x, y) {
                         (Val::B(p), Val::B(q)) => {
                             let pred = match op {
@@ -278,9 +255,7 @@ impl Emitter {
                             let q = LLVMConstInt(ir::type_of(p), q as i64 as u64, 1);
                             Val::B(LLVMBuildICmp(self.b, int_pred(*op), p, q, EMPTY))
                         }
-                        (Val::I(p), Val::I(q)) => {
-                            Val::B(LLVMBuildICmp(self.b, int_pred(*op), p, q, EMPTY))
-                        }
+                        (Val::I(p), Val::I(q)) => Val::B(LLVMBuildICmp(self.b, int_pred(*op), p, q, EMPTY)),
                         (x, y) => {
                             let (p, q) = (self.as_float(x, ty), self.as_float(y, ty));
                             Val::B(LLVMBuildFCmp(self.b, real_pred(*op), p, q, EMPTY))
@@ -292,35 +267,22 @@ impl Emitter {
                         Val::B(c) => c,
                         _ => panic!("select condition must be a comparison"),
                     };
-                    let (x, y) = (
-                        self.eval(a, ty, args, result),
-                        self.eval(b, ty, args, result),
-                    );
+                    let (x, y) = (self.eval(a, ty, args, result), self.eval(b, ty, args, result));
                     Val::F(self.select(c, self.as_float(x, ty), self.as_float(y, ty)))
                 }
                 Expr::Call(name, call_args) => {
-                    let vals: Vec<Val> = call_args
-                        .iter()
-                        .map(|a| self.eval(a, ty, args, result))
-                        .collect();
+                    let vals: Vec<Val> = call_args.iter().map(|a| self.eval(a, ty, args, result)).collect();
                     let intrinsic = format!("llvm.{name}");
                     if *name == "powi" {
                         let x = self.as_float(vals[0], ty);
                         let n = match vals[1] {
                             Val::I(n) => n,
-                            Val::Lit(q) => {
-                                LLVMConstInt(LLVMInt32TypeInContext(self.ctx), q as i64 as u64, 1)
-                            }
+                            Val::Lit(q) => LLVMConstInt(LLVMInt32TypeInContext(self.ctx), q as i64 as u64, 1),
                             _ => panic!("powi exponent must be an integer"),
                         };
-                        return Val::F(self.intrinsic(
-                            &intrinsic,
-                            &[ty, ir::type_of(n)],
-                            &mut [x, n],
-                        ));
+                        return Val::F(self.intrinsic(&intrinsic, &[ty, ir::type_of(n)], &mut [x, n]));
                     }
-                    let mut fs: Vec<Value> =
-                        vals.into_iter().map(|v| self.as_float(v, ty)).collect();
+                    let mut fs: Vec<Value> = vals.into_iter().map(|v| self.as_float(v, ty)).collect();
                     Val::F(self.intrinsic(&intrinsic, &[ty], &mut fs))
                 }
             }

@@ -63,12 +63,7 @@ const EMPTY: *const std::ffi::c_char = c"".as_ptr();
 
 impl Generator {
     pub fn new(module: LLVMModuleRef) -> Generator {
-        Generator {
-            module,
-            prep: Prep::default(),
-            made: HashMap::new(),
-            pending: Vec::new(),
-        }
+        Generator { module, prep: Prep::default(), made: HashMap::new(), pending: Vec::new() }
     }
 
     fn ctx(&self) -> LLVMContextRef {
@@ -95,23 +90,12 @@ impl Generator {
             }
         }
         let (ret_ty, prefix) = match mode {
-            Mode::Forward => (
-                if ir::is_float(ret) {
-                    struct_type(ctx, &[ret, ret])
-                } else {
-                    ret
-                },
-                "fwddiffe_",
-            ),
+            Mode::Forward => (if ir::is_float(ret) { struct_type(ctx, &[ret, ret]) } else { ret }, "fwddiffe_"),
             Mode::Reverse => {
                 if ir::is_float(ret) {
                     arg_tys.push(ret);
                 }
-                let floats: Vec<Type> = params
-                    .iter()
-                    .copied()
-                    .filter(|t| ir::is_float(*t))
-                    .collect();
+                let floats: Vec<Type> = params.iter().copied().filter(|t| ir::is_float(*t)).collect();
                 (struct_type(ctx, &floats), "diffe_")
             }
         };
@@ -181,11 +165,7 @@ fn map_params(
     d: Value,
     dup: &[bool],
     mode: Mode,
-) -> (
-    HashMap<Value, Value>,
-    HashMap<Value, Value>,
-    HashMap<Value, Value>,
-) {
+) -> (HashMap<Value, Value>, HashMap<Value, Value>, HashMap<Value, Value>) {
     let (mut map, mut tan, mut sh) = (HashMap::new(), HashMap::new(), HashMap::new());
     let dparams = ir::params(d);
     let mut k = 0;
@@ -220,10 +200,7 @@ impl Shadows {
                 return v;
             }
         }
-        *self
-            .sh
-            .get(&v)
-            .unwrap_or_else(|| panic!("no shadow for {}", ir::print(v)))
+        *self.sh.get(&v).unwrap_or_else(|| panic!("no shadow for {}", ir::print(v)))
     }
 
     /// Creates the shadow of a pointer-valued instruction `i` (already cloned
@@ -260,12 +237,7 @@ impl Shadows {
                     LLVMBuildMemSet(alloca_at, s, zero, size, LLVMGetAlignment(i));
                     s
                 }
-                Kind::Load => LLVMBuildLoad2(
-                    e.b,
-                    ir::type_of(i),
-                    self.of(ir::operand(i, 0)),
-                    c"shadow".as_ptr(),
-                ),
+                Kind::Load => LLVMBuildLoad2(e.b, ir::type_of(i), self.of(ir::operand(i, 0)), c"shadow".as_ptr()),
                 Kind::Phi => LLVMBuildPhi(e.b, ir::type_of(i), c"shadow".as_ptr()),
                 Kind::Select => {
                     let c = map[&ir::operand(i, 0)];
@@ -312,15 +284,7 @@ impl<'g> Forward<'g> {
         let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
         let e = Emitter::new(g.module);
         let (map, tan, sh) = map_params(f, d, dup, Mode::Forward);
-        let mut s = Forward {
-            g,
-            e,
-            cfg,
-            mem,
-            map,
-            tan,
-            sh: Shadows { sh },
-        };
+        let mut s = Forward { g, e, cfg, mem, map, tan, sh: Shadows { sh } };
         for b in s.cfg.order.clone() {
             let nb = s.e.append_block(d, "");
             s.map.insert(ir::block_value(b), ir::block_value(nb));
@@ -329,6 +293,35 @@ impl<'g> Forward<'g> {
             s.e.at_end(s.block(b));
             for i in ir::instructions(b) {
                 s.instruction(f, d, i);
+            }
+        }
+        s.fill_phis();
+    }
+
+    /// Phis get their incoming values once every block exists: values fed
+    /// back by a loop's latch are emitted after the header.
+    fn fill_phis(&mut self) {
+        for b in self.cfg.order.clone() {
+            for i in ir::instructions(b) {
+                if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMPHI {
+                    break;
+                }
+                let phi = self.map[&i];
+                let tphi = self.tan.get(&i).copied();
+                for (v, pb) in ir::incoming(i) {
+                    if !self.cfg.reachable(pb) {
+                        continue;
+                    }
+                    let mut nb = self.block(pb);
+                    let mut nv = self.val(v);
+                    unsafe { LLVMAddIncoming(phi, &mut nv, &mut nb, 1) };
+                    if let Some(tp) = tphi {
+                        let mut tv = self.tangent(v);
+                        unsafe { LLVMAddIncoming(tp, &mut tv, &mut nb, 1) };
+                    }
+                }
+                let map = &self.map;
+                self.sh.fill_phi(i, &self.cfg, |b| unsafe { LLVMValueAsBasicBlock(map[&ir::block_value(b)]) });
             }
         }
     }
@@ -342,10 +335,7 @@ impl<'g> Forward<'g> {
     }
 
     fn tangent(&self, v: Value) -> Value {
-        self.tan
-            .get(&v)
-            .copied()
-            .unwrap_or_else(|| self.e.zero(ir::type_of(v)))
+        self.tan.get(&v).copied().unwrap_or_else(|| self.e.zero(ir::type_of(v)))
     }
 
     fn instruction(&mut self, f: Value, d: Value, i: Value) {
@@ -353,31 +343,14 @@ impl<'g> Forward<'g> {
         let kind = classify(i);
         match kind {
             Kind::Phi => unsafe {
+                // Incoming values are added by `fill_phis`.
                 let phi = LLVMBuildPhi(self.e.b, t, EMPTY);
                 ir::set_name(phi, &ir::name(i));
-                let tphi = ir::is_float(t).then(|| LLVMBuildPhi(self.e.b, t, EMPTY));
-                for (v, pb) in ir::incoming(i) {
-                    if !self.cfg.reachable(pb) {
-                        continue;
-                    }
-                    let mut nb = self.block(pb);
-                    let mut nv = self.val(v);
-                    LLVMAddIncoming(phi, &mut nv, &mut nb, 1);
-                    if let Some(tp) = tphi {
-                        let mut tv = self.tangent(v);
-                        LLVMAddIncoming(tp, &mut tv, &mut nb, 1);
-                    }
-                }
                 self.map.insert(i, phi);
-                if let Some(tp) = tphi {
-                    self.tan.insert(i, tp);
+                if ir::is_float(t) {
+                    self.tan.insert(i, LLVMBuildPhi(self.e.b, t, EMPTY));
                 }
-                self.sh
-                    .make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
-                let map = &self.map;
-                self.sh.fill_phi(i, &self.cfg, |b| {
-                    LLVMValueAsBasicBlock(map[&ir::block_value(b)])
-                });
+                self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
             },
             Kind::Return => unsafe {
                 if ir::is_float(ir::return_type(f)) {
@@ -408,8 +381,7 @@ impl<'g> Forward<'g> {
                 self.g.remap_callee(i, &mut self.map);
                 let n = self.e.clone_instruction(i, &self.map);
                 self.map.insert(i, n);
-                self.sh
-                    .make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
+                self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
                 self.memory(i, &kind);
                 if ir::is_float(t) {
                     if let Some(dv) = self.float_tangent(i, n, &kind) {
@@ -440,9 +412,7 @@ impl<'g> Forward<'g> {
             Kind::MemSet if shadowed(ir::operand(i, 0)) => {
                 let mut m = self.map.clone();
                 m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
-                m.insert(ir::operand(i, 1), unsafe {
-                    LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0)
-                });
+                m.insert(ir::operand(i, 1), unsafe { LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0) });
                 self.e.clone_instruction(i, &m);
             }
             Kind::MemCpy if shadowed(ir::operand(i, 0)) => {
@@ -475,10 +445,7 @@ impl<'g> Forward<'g> {
                 }
                 sum
             }
-            Kind::FloatCast => self
-                .tan
-                .get(&ir::operand(i, 0))
-                .map(|d| self.e.convert_float(*d, t)),
+            Kind::FloatCast => self.tan.get(&ir::operand(i, 0)).map(|d| self.e.convert_float(*d, t)),
             Kind::Identity => self.tan.get(&ir::operand(i, 0)).copied(),
             Kind::Select => {
                 let (a, b) = (ir::operand(i, 1), ir::operand(i, 2));
@@ -516,8 +483,22 @@ struct Reverse<'g> {
     cache: HashMap<Value, Value>,
     /// Cached values already loaded in a reverse block.
     loaded: HashMap<(Block, Value), Value>,
-    /// Which predecessor a block was entered from, for blocks with several.
+    /// Which predecessor a block was entered from (a phi in the forward
+    /// sweep), for blocks with several.
     selector: HashMap<Block, Value>,
+    /// The primal block of each forward-sweep block.
+    prep_block: HashMap<Block, Block>,
+    /// Per loop: a slot counting header executions in the forward sweep,
+    /// counted back down in the reverse sweep.
+    count: Vec<Value>,
+    /// Per loop: the instance (header execution) whose reverse is running.
+    rev_instance: Vec<Value>,
+    /// Per loop: the instance number in the forward sweep (in the header).
+    instance: HashMap<usize, Value>,
+    /// Tape buffers (slot of the buffer pointer) to free at the end.
+    tapes: Vec<Value>,
+    /// Instance numbers already loaded in a reverse block.
+    loaded_instance: HashMap<(Block, usize), Value>,
 }
 
 impl<'g> Reverse<'g> {
@@ -543,10 +524,17 @@ impl<'g> Reverse<'g> {
             cache: HashMap::new(),
             loaded: HashMap::new(),
             selector: HashMap::new(),
+            prep_block: HashMap::new(),
+            count: Vec::new(),
+            rev_instance: Vec::new(),
+            instance: HashMap::new(),
+            tapes: Vec::new(),
+            loaded_instance: HashMap::new(),
         };
         for b in r.cfg.order.clone() {
             let fb = r.e.append_block(d, "fwd");
             r.fwd.insert(b, fb);
+            r.prep_block.insert(fb, b);
             r.map.insert(ir::block_value(b), ir::block_value(fb));
         }
         for b in r.cfg.order.clone() {
@@ -557,9 +545,20 @@ impl<'g> Reverse<'g> {
         let seed = ir::is_float(ir::return_type(f)).then(|| ir::params(d)[nparams - 1]);
         r.e.at_end(slot_block);
         r.e.br(r.fwd[&r.cfg.entry()]);
-        unsafe { LLVMPositionBuilderBefore(r.slots, ir::terminator(slot_block)) };
+        unsafe {
+            LLVMPositionBuilderBefore(r.slots, ir::terminator(slot_block));
+            let i64t = LLVMInt64TypeInContext(r.e.ctx);
+            for _ in 0..r.cfg.loops.len() {
+                let c = LLVMBuildAlloca(r.slots, i64t, c"iterations".as_ptr());
+                LLVMBuildStore(r.slots, LLVMConstInt(i64t, 0, 0), c);
+                r.count.push(c);
+                let v = LLVMBuildAlloca(r.slots, i64t, c"instance".as_ptr());
+                r.rev_instance.push(v);
+            }
+        }
 
         r.forward_sweep(seed);
+        r.fill_phis();
         r.reverse_sweep(f, d);
         unsafe { LLVMDisposeBuilder(r.slots) };
     }
@@ -567,31 +566,23 @@ impl<'g> Reverse<'g> {
     fn forward_sweep(&mut self, seed: Option<Value>) {
         for b in self.cfg.order.clone() {
             self.e.at_end(self.fwd[&b]);
-            let mut selector_done = self.cfg.preds[&b].len() <= 1;
+            let mut selector_done = false;
             for i in ir::instructions(b) {
                 let is_phi = ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI;
                 if !is_phi && !selector_done {
+                    // After the phis: which predecessor, and which loop instance.
                     self.record_selector(b);
+                    self.count_instance(b);
                     selector_done = true;
                 }
                 let kind = classify(i);
                 match kind {
                     Kind::Phi => unsafe {
+                        // Incoming values are added once the sweep is complete.
                         let phi = LLVMBuildPhi(self.e.b, ir::type_of(i), EMPTY);
                         ir::set_name(phi, &ir::name(i));
-                        for (v, pb) in ir::incoming(i) {
-                            if !self.cfg.reachable(pb) {
-                                continue;
-                            }
-                            let mut nv = self.map.get(&v).copied().unwrap_or(v);
-                            let mut nb = self.fwd[&pb];
-                            LLVMAddIncoming(phi, &mut nv, &mut nb, 1);
-                        }
                         self.map.insert(i, phi);
-                        self.sh
-                            .make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
-                        let fwd = &self.fwd;
-                        self.sh.fill_phi(i, &self.cfg, |b| fwd[&b]);
+                        self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
                     },
                     Kind::Return => {
                         if let (Some(seed), true) = (seed, ir::operand_count(i) > 0) {
@@ -603,14 +594,11 @@ impl<'g> Reverse<'g> {
                         self.g.remap_callee(i, &mut self.map);
                         let n = self.e.clone_instruction(i, &self.map);
                         self.map.insert(i, n);
-                        self.sh
-                            .make(&self.e, i, &kind, &self.mem, &self.map, self.slots);
+                        self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.slots);
                         // Pointers stored into shadowed memory: their shadows go into the shadow.
                         if let Kind::Store = kind {
                             let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
-                            if ir::is_pointer(ir::type_of(v))
-                                && self.mem.status(p) == PtrStatus::Shadowed
-                            {
+                            if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
                                 self.e.store(self.sh.of(v), self.sh.of(p));
                             }
                         }
@@ -620,27 +608,59 @@ impl<'g> Reverse<'g> {
         }
     }
 
+    /// Phi incoming values, once every forward block exists.
+    fn fill_phis(&mut self) {
+        for b in self.cfg.order.clone() {
+            for i in ir::instructions(b) {
+                if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMPHI {
+                    break;
+                }
+                let phi = self.map[&i];
+                for (v, pb) in ir::incoming(i) {
+                    if !self.cfg.reachable(pb) {
+                        continue;
+                    }
+                    let mut nv = self.map.get(&v).copied().unwrap_or(v);
+                    let mut nb = self.fwd[&pb];
+                    unsafe { LLVMAddIncoming(phi, &mut nv, &mut nb, 1) };
+                }
+                let fwd = &self.fwd;
+                self.sh.fill_phi(i, &self.cfg, |b| fwd[&b]);
+            }
+        }
+    }
+
+    /// In a loop header: number this execution (the instance), for the tape.
+    fn count_instance(&mut self, b: Block) {
+        let Some(l) = self.cfg.loops.iter().position(|l| l.header == b) else { return };
+        unsafe {
+            let i64t = LLVMInt64TypeInContext(self.e.ctx);
+            let id = LLVMBuildLoad2(self.e.b, i64t, self.count[l], c"instance".as_ptr());
+            let next = LLVMBuildAdd(self.e.b, id, LLVMConstInt(i64t, 1, 0), EMPTY);
+            LLVMBuildStore(self.e.b, next, self.count[l]);
+            self.instance.insert(l, id);
+        }
+    }
+
     /// In a block with several predecessors, records which one we came from.
     fn record_selector(&mut self, b: Block) {
+        if self.cfg.preds[&b].len() <= 1 {
+            return;
+        }
         let preds = self.cfg.preds[&b].clone();
         unsafe {
             let i32t = LLVMInt32TypeInContext(self.e.ctx);
             let phi = LLVMBuildPhi(self.e.b, i32t, c"from".as_ptr());
             for (k, p) in preds.iter().enumerate() {
                 // One phi entry per edge, so duplicate edges (switch cases) are counted.
-                let edges = ir::successors(ir::terminator(*p))
-                    .into_iter()
-                    .filter(|s| *s == b)
-                    .count();
+                let edges = ir::successors(ir::terminator(*p)).into_iter().filter(|s| *s == b).count();
                 for _ in 0..edges {
                     let mut v = LLVMConstInt(i32t, k as u64, 0);
                     let mut nb = self.fwd[p];
                     LLVMAddIncoming(phi, &mut v, &mut nb, 1);
                 }
             }
-            let slot = LLVMBuildAlloca(self.slots, i32t, c"from.slot".as_ptr());
-            self.e.store(phi, slot);
-            self.selector.insert(b, slot);
+            self.selector.insert(b, phi);
         }
     }
 
@@ -660,32 +680,54 @@ impl<'g> Reverse<'g> {
             }
             let preds = self.cfg.preds[&b].clone();
             if preds.len() == 1 {
-                self.phi_adjoints(b, preds[0]);
-                self.e.br(self.rev[&preds[0]]);
+                self.reverse_edge(b, preds[0]);
                 continue;
             }
             unsafe {
                 let i32t = LLVMInt32TypeInContext(self.e.ctx);
-                let from = LLVMBuildLoad2(self.e.b, i32t, self.selector[&b], c"from".as_ptr());
-                let edges: Vec<Block> = preds
-                    .iter()
-                    .map(|_| self.e.append_block(d, "edge"))
-                    .collect();
+                let from = self.fetch(self.selector[&b]);
+                let edges: Vec<Block> = preds.iter().map(|_| self.e.append_block(d, "edge")).collect();
                 let sw = LLVMBuildSwitch(self.e.b, from, edges[0], (edges.len() - 1) as u32);
                 for (k, eb) in edges.iter().enumerate().skip(1) {
                     LLVMAddCase(sw, LLVMConstInt(i32t, k as u64, 0), *eb);
                 }
                 for (k, p) in preds.iter().enumerate() {
                     self.e.at_end(edges[k]);
-                    self.phi_adjoints(b, *p);
-                    self.e.br(self.rev[p]);
+                    self.reverse_edge(b, *p);
                 }
             }
         }
     }
 
+    /// Leaves the reverse of `b` for the reverse of its predecessor `pred`:
+    /// phi adjoints flow along the edge, and crossing a loop's back edge or
+    /// exit edge backwards starts the reverse of the previous instance.
+    fn reverse_edge(&mut self, b: Block, pred: Block) {
+        self.phi_adjoints(b, pred);
+        for l in 0..self.cfg.loops.len() {
+            let lp = &self.cfg.loops[l];
+            let back = lp.header == b && lp.blocks.contains(&pred);
+            let exit = lp.blocks.contains(&pred) && !lp.blocks.contains(&b);
+            if back || exit {
+                unsafe {
+                    let i64t = LLVMInt64TypeInContext(self.e.ctx);
+                    let c = LLVMBuildLoad2(self.e.b, i64t, self.count[l], EMPTY);
+                    let prev = LLVMBuildSub(self.e.b, c, LLVMConstInt(i64t, 1, 0), EMPTY);
+                    LLVMBuildStore(self.e.b, prev, self.count[l]);
+                    LLVMBuildStore(self.e.b, prev, self.rev_instance[l]);
+                }
+            }
+        }
+        self.e.br(self.rev[&pred]);
+    }
+
     fn return_adjoints(&mut self, f: Value, d: Value) {
         unsafe {
+            let free = libc_function(self.g.module, "free");
+            for t in self.tapes.clone() {
+                let buf = LLVMBuildLoad2(self.e.b, LLVMPointerTypeInContext(self.e.ctx, 0), t, EMPTY);
+                self.e.call(free, &mut [buf]);
+            }
             let rt = LLVMGetReturnType(LLVMGlobalGetValueType(d));
             let mut agg = LLVMGetUndef(rt);
             let mut k = 0;
@@ -712,13 +754,16 @@ impl<'g> Reverse<'g> {
                 break;
             }
             let t = ir::type_of(i);
-            let Some(slot) = self.adj.get(&i).copied() else {
+            if !ir::is_float(t) || unsafe { LLVMGetFirstUse(i).is_null() } {
                 continue;
-            };
+            }
+            let slot = self.adj_slot(i);
             let Some((v, _)) = ir::incoming(i).into_iter().find(|(_, pb)| *pb == pred) else {
                 continue;
             };
             let dphi = self.e.load(t, slot);
+            // Cleared for the previous instance of a loop.
+            self.e.store(self.e.zero(t), slot);
             self.accumulate(v, dphi);
         }
     }
@@ -758,20 +803,21 @@ impl<'g> Reverse<'g> {
         if !ir::is_float(t) {
             return;
         }
-        let Some(slot) = self.adj.get(&i).copied() else {
+        // In a loop, contributions can come later in generation order (through
+        // a header phi along the back edge), so every used value gets its slot;
+        // deciding "no slot yet, so zero" here would drop them.
+        if unsafe { LLVMGetFirstUse(i).is_null() } {
             return;
-        };
+        }
+        let slot = self.adj_slot(i);
         let d = self.e.load(t, slot);
+        // Cleared, so an earlier loop instance of `i` starts from zero.
+        self.e.store(self.e.zero(t), slot);
         match kind {
             Kind::Rule(r) => {
                 let ops = rule_operands(i, r);
                 let args: Vec<Value> = ops.iter().map(|o| self.primal(*o)).collect();
-                let result = r
-                    .partials
-                    .iter()
-                    .flatten()
-                    .any(|p| p.uses_result())
-                    .then(|| self.primal(i));
+                let result = r.partials.iter().flatten().any(|p| p.uses_result()).then(|| self.primal(i));
                 for (k, op) in ops.iter().enumerate() {
                     let Some(partial) = &r.partials[k] else {
                         continue;
@@ -843,12 +889,13 @@ impl<'g> Reverse<'g> {
     }
 
     /// A forward-sweep value at the current point of the reverse sweep.
+    ///
+    /// Values from the slot block and the forward entry block are used as
+    /// they are (those blocks dominate the reverse sweep). Others are saved
+    /// at the end of their block: in a stack slot outside loops, on a tape
+    /// indexed by the loop instance inside a loop.
     fn fetch(&mut self, n: Value) -> Value {
-        if !ir::is_instruction(n)
-            || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(n))
-        {
-            // Constants, arguments, the slot block and the forward entry block,
-            // which dominate the reverse sweep.
+        if !ir::is_instruction(n) || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(n)) {
             return n;
         }
         let here = self.e.current_block();
@@ -856,25 +903,81 @@ impl<'g> Reverse<'g> {
             return *x;
         }
         let t = ir::type_of(n);
-        let slot = match self.cache.get(&n) {
-            Some(s) => *s,
-            None => unsafe {
-                let s = LLVMBuildAlloca(self.slots, t, c"cache".as_ptr());
-                let tmp = LLVMCreateBuilderInContext(self.e.ctx);
-                let mut next = LLVMGetNextInstruction(n);
-                while ir::opcode(next) == llvm_sys::LLVMOpcode::LLVMPHI {
-                    next = LLVMGetNextInstruction(next);
+        let block = self.prep_block[&ir::parent_block(n)];
+        let x = match self.cfg.innermost.get(&block).copied() {
+            None => {
+                let slot = match self.cache.get(&n) {
+                    Some(s) => *s,
+                    None => unsafe {
+                        let s = LLVMBuildAlloca(self.slots, t, c"cache".as_ptr());
+                        let tmp = LLVMCreateBuilderInContext(self.e.ctx);
+                        LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
+                        LLVMBuildStore(tmp, n, s);
+                        LLVMDisposeBuilder(tmp);
+                        self.cache.insert(n, s);
+                        s
+                    },
+                };
+                self.e.load(t, slot)
+            }
+            Some(l) => {
+                let tape = match self.cache.get(&n) {
+                    Some(s) => *s,
+                    None => self.new_tape(n, l),
+                };
+                let id = self.rev_instance_here(l);
+                unsafe {
+                    let buf = LLVMBuildLoad2(self.e.b, LLVMPointerTypeInContext(self.e.ctx, 0), tape, EMPTY);
+                    let mut idx = [id];
+                    let p = LLVMBuildGEP2(self.e.b, t, buf, idx.as_mut_ptr(), 1, EMPTY);
+                    self.e.load(t, p)
                 }
-                LLVMPositionBuilderBefore(tmp, next);
-                LLVMBuildStore(tmp, n, s);
-                LLVMDisposeBuilder(tmp);
-                self.cache.insert(n, s);
-                s
-            },
+            }
         };
-        let x = self.e.load(t, slot);
         self.loaded.insert((here, n), x);
         x
+    }
+
+    /// The instance of loop `l` being reversed, loaded once per reverse block.
+    fn rev_instance_here(&mut self, l: usize) -> Value {
+        let here = self.e.current_block();
+        if let Some(v) = self.loaded_instance.get(&(here, l)) {
+            return *v;
+        }
+        let v = unsafe {
+            LLVMBuildLoad2(self.e.b, LLVMInt64TypeInContext(self.e.ctx), self.rev_instance[l], c"instance".as_ptr())
+        };
+        self.loaded_instance.insert((here, l), v);
+        v
+    }
+
+    /// A tape for forward value `n` of loop `l`: each instance of the loop
+    /// writes `n` at its instance number, growing the buffer as needed.
+    fn new_tape(&mut self, n: Value, l: usize) -> Value {
+        unsafe {
+            let ctx = self.e.ctx;
+            let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+            let i64t = LLVMInt64TypeInContext(ctx);
+            let t = ir::type_of(n);
+            let buf_slot = LLVMBuildAlloca(self.slots, ptr_t, c"tape".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstNull(ptr_t), buf_slot);
+            let cap_slot = LLVMBuildAlloca(self.slots, i64t, c"tape.cap".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstInt(i64t, 0, 0), cap_slot);
+            let grow = tape_grow_function(self.g.module);
+            let tmp = LLVMCreateBuilderInContext(ctx);
+            LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
+            let id = self.instance[&l];
+            let need = LLVMBuildAdd(tmp, id, LLVMConstInt(i64t, 1, 0), EMPTY);
+            let mut args = [buf_slot, cap_slot, need, LLVMSizeOf(t)];
+            let buf = LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
+            let mut idx = [id];
+            let p = LLVMBuildGEP2(tmp, t, buf, idx.as_mut_ptr(), 1, EMPTY);
+            LLVMBuildStore(tmp, n, p);
+            LLVMDisposeBuilder(tmp);
+            self.cache.insert(n, buf_slot);
+            self.tapes.push(buf_slot);
+            buf_slot
+        }
     }
 
     /// The primal value of `v` at the current point of the reverse sweep.
@@ -889,21 +992,27 @@ impl<'g> Reverse<'g> {
         self.fetch(s)
     }
 
+    /// The adjoint slot of `v`, made (zeroed) on first use.
+    fn adj_slot(&mut self, v: Value) -> Value {
+        if let Some(s) = self.adj.get(&v) {
+            return *s;
+        }
+        let t = ir::type_of(v);
+        unsafe {
+            let s = LLVMBuildAlloca(self.slots, t, c"adj".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstNull(t), s);
+            self.adj.insert(v, s);
+            s
+        }
+    }
+
     /// `v̄ += delta` at the current point.
     fn accumulate(&mut self, v: Value, delta: Value) {
         if !carries_adjoint(v) {
             return;
         }
         let t = ir::type_of(v);
-        let slot = match self.adj.get(&v) {
-            Some(s) => *s,
-            None => unsafe {
-                let s = LLVMBuildAlloca(self.slots, t, c"adj".as_ptr());
-                LLVMBuildStore(self.slots, LLVMConstNull(t), s);
-                self.adj.insert(v, s);
-                s
-            },
-        };
+        let slot = self.adj_slot(v);
         let old = self.e.load(t, slot);
         let new = self.e.fadd(old, delta);
         self.e.store(new, slot);
@@ -913,4 +1022,84 @@ impl<'g> Reverse<'g> {
 /// Only float instructions and arguments have adjoints; constants do not.
 fn carries_adjoint(v: Value) -> bool {
     (ir::is_instruction(v) || ir::is_argument(v)) && ir::is_float(ir::type_of(v))
+}
+
+/// `realloc`, `free` or `abort`, declared in the module if needed.
+fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
+    unsafe {
+        let cname = ir::cstring(name);
+        let f = LLVMGetNamedFunction(module, cname.as_ptr());
+        if !f.is_null() {
+            return f;
+        }
+        let ctx = LLVMGetModuleContext(module);
+        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+        let void_t = LLVMVoidTypeInContext(ctx);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        let fty = match name {
+            "realloc" => LLVMFunctionType(ptr_t, [ptr_t, i64t].as_mut_ptr(), 2, 0),
+            "free" => LLVMFunctionType(void_t, [ptr_t].as_mut_ptr(), 1, 0),
+            "abort" => LLVMFunctionType(void_t, std::ptr::null_mut(), 0, 0),
+            _ => unreachable!("only the tape's libc functions"),
+        };
+        LLVMAddFunction(module, cname.as_ptr(), fty)
+    }
+}
+
+/// The tape's growth function, made once per module:
+/// `grow(ptr buf_slot, ptr cap_slot, i64 need, i64 elem_size) -> ptr buf`
+/// doubles the buffer (at least 16 elements) until `need` elements fit, and
+/// aborts if memory runs out.
+fn tape_grow_function(module: LLVMModuleRef) -> Value {
+    const NAME: &str = "enzyme_rs.tape.grow";
+    unsafe {
+        let cname = ir::cstring(NAME);
+        let f = LLVMGetNamedFunction(module, cname.as_ptr());
+        if !f.is_null() {
+            return f;
+        }
+        let ctx = LLVMGetModuleContext(module);
+        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        let fty = LLVMFunctionType(ptr_t, [ptr_t, ptr_t, i64t, i64t].as_mut_ptr(), 4, 0);
+        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let p = ir::params(f);
+        let (buf_slot, cap_slot, need, elem) = (p[0], p[1], p[2], p[3]);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+        let grow = LLVMAppendBasicBlockInContext(ctx, f, c"grow".as_ptr());
+        let fail = LLVMAppendBasicBlockInContext(ctx, f, c"fail".as_ptr());
+        let ok = LLVMAppendBasicBlockInContext(ctx, f, c"ok".as_ptr());
+        let done = LLVMAppendBasicBlockInContext(ctx, f, c"done".as_ptr());
+        LLVMPositionBuilderAtEnd(b, entry);
+        let buf = LLVMBuildLoad2(b, ptr_t, buf_slot, EMPTY);
+        let cap = LLVMBuildLoad2(b, i64t, cap_slot, EMPTY);
+        let fits = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULE, need, cap, EMPTY);
+        LLVMBuildCondBr(b, fits, done, grow);
+        LLVMPositionBuilderAtEnd(b, grow);
+        let doubled = LLVMBuildShl(b, cap, LLVMConstInt(i64t, 1, 0), EMPTY);
+        let c1 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, doubled, need, EMPTY);
+        let m1 = LLVMBuildSelect(b, c1, doubled, need, EMPTY);
+        let sixteen = LLVMConstInt(i64t, 16, 0);
+        let c2 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, m1, sixteen, EMPTY);
+        let newcap = LLVMBuildSelect(b, c2, m1, sixteen, EMPTY);
+        let bytes = LLVMBuildMul(b, newcap, elem, EMPTY);
+        let realloc = libc_function(module, "realloc");
+        let nb = LLVMBuildCall2(b, ir::function_type(realloc), realloc, [buf, bytes].as_mut_ptr(), 2, EMPTY);
+        let null = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, nb, LLVMConstNull(ptr_t), EMPTY);
+        LLVMBuildCondBr(b, null, fail, ok);
+        LLVMPositionBuilderAtEnd(b, fail);
+        let abort = libc_function(module, "abort");
+        LLVMBuildCall2(b, ir::function_type(abort), abort, std::ptr::null_mut(), 0, EMPTY);
+        LLVMBuildUnreachable(b);
+        LLVMPositionBuilderAtEnd(b, ok);
+        LLVMBuildStore(b, nb, buf_slot);
+        LLVMBuildStore(b, newcap, cap_slot);
+        LLVMBuildRet(b, nb);
+        LLVMPositionBuilderAtEnd(b, done);
+        LLVMBuildRet(b, buf);
+        LLVMDisposeBuilder(b);
+        f
+    }
 }

@@ -238,9 +238,7 @@ pub(crate) fn parent_function(i: Value) -> Value {
 pub(crate) fn incoming(phi: Value) -> Vec<(Value, Block)> {
     unsafe {
         let n = LLVMCountIncoming(phi);
-        (0..n)
-            .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
-            .collect()
+        (0..n).map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k))).collect()
     }
 }
 
@@ -274,23 +272,16 @@ pub(crate) fn location(i: Value) -> Option<SourceLocation> {
         let file = if f.is_null() {
             String::new()
         } else {
-            String::from_utf8_lossy(std::slice::from_raw_parts(f as *const u8, len as usize))
-                .into_owned()
+            String::from_utf8_lossy(std::slice::from_raw_parts(f as *const u8, len as usize)).into_owned()
         };
         let d = LLVMGetDebugLocDirectory(i, &mut len);
         let directory = if d.is_null() {
             String::new()
         } else {
-            String::from_utf8_lossy(std::slice::from_raw_parts(d as *const u8, len as usize))
-                .into_owned()
+            String::from_utf8_lossy(std::slice::from_raw_parts(d as *const u8, len as usize)).into_owned()
         };
         let column = LLVMGetDebugLocColumn(i);
-        Some(SourceLocation {
-            directory,
-            file,
-            line,
-            column,
-        })
+        Some(SourceLocation { directory, file, line, column })
     }
 }
 

@@ -69,10 +69,11 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
                 Ok(p) => plans.push(p),
                 Err(d) => diags.push(d),
             },
-            Some(EntryPoint::Unsupported(name)) => diags.push(
-                markers::at_call(call, format!("`{name}` is not supported yet"))
-                    .with_help("supported entry points: __enzyme_autodiff (reverse mode), __enzyme_fwddiff (forward mode)"),
-            ),
+            Some(EntryPoint::Unsupported(name)) => {
+                diags.push(markers::at_call(call, format!("`{name}` is not supported yet")).with_help(
+                    "supported entry points: __enzyme_autodiff (reverse mode), __enzyme_fwddiff (forward mode)",
+                ))
+            }
             None => {}
         }
     }
@@ -91,15 +92,12 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
             "needed by the `{}` call in `{}`{}",
             entry_name(plan.mode),
             display_name(&ir::name(ir::parent_function(plan.call))),
-            ir::location(plan.call)
-                .map(|l| format!(" at {l}"))
-                .unwrap_or_default()
+            ir::location(plan.call).map(|l| format!(" at {l}")).unwrap_or_default()
         );
         let mask = plan.dup_mask();
         if checked.insert((clone, mask.clone(), plan.mode)) {
             let name = ir::name(plan.function);
-            let (ds, callees) =
-                classify::check_function(clone, &name, &mask, plan.mode, Role::Root);
+            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, Role::Root);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
             let mut work = callees;
             while let Some(f) = work.pop() {
@@ -107,8 +105,7 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
                     continue;
                 }
                 let name = ir::name(gen.prep.original(f));
-                let (ds, callees) =
-                    classify::check_function(f, &name, &[], plan.mode, Role::Nested);
+                let (ds, callees) = classify::check_function(f, &name, &[], plan.mode, Role::Nested);
                 diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
                 work.extend(callees);
             }
@@ -122,10 +119,7 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
     let mut summary = Summary::default();
     let mut targets = Vec::new();
     for plan in &plans {
-        let clone = gen
-            .prep
-            .ensure(module, plan.function)
-            .expect("cloned above");
+        let clone = gen.prep.ensure(module, plan.function).expect("cloned above");
         targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask()));
     }
     gen.run();
@@ -234,9 +228,7 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value) {
             };
             LLVMReplaceAllUsesWith(plan.call, v);
         }
-        if let Some(loc) = Some(llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(plan.call))
-            .filter(|l| !l.is_null())
-        {
+        if let Some(loc) = Some(llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(plan.call)).filter(|l| !l.is_null()) {
             llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(r, loc);
         }
         LLVMInstructionEraseFromParent(plan.call);
@@ -274,13 +266,7 @@ fn build_aggregate(e: &Emitter, t: Type, vals: &mut impl Iterator<Item = Value>)
                 let i32t = LLVMInt32TypeInContext(e.ctx);
                 for i in 0..LLVMGetVectorSize(t) {
                     let v = build_aggregate(e, LLVMGetElementType(t), vals);
-                    agg = LLVMBuildInsertElement(
-                        e.b,
-                        agg,
-                        v,
-                        LLVMConstInt(i32t, i as u64, 0),
-                        c"".as_ptr(),
-                    );
+                    agg = LLVMBuildInsertElement(e.b, agg, v, LLVMConstInt(i32t, i as u64, 0), c"".as_ptr());
                 }
             }
             _ => unreachable!("leaf count checked"),

@@ -110,10 +110,7 @@ pub(crate) fn entry_point(name: &str) -> Option<EntryPoint> {
     if name.contains("__enzyme_fwddiff") {
         return Some(EntryPoint::Diff(Mode::Forward));
     }
-    UNSUPPORTED_ENTRY_POINTS
-        .iter()
-        .find(|e| name.contains(*e))
-        .map(|e| EntryPoint::Unsupported(e))
+    UNSUPPORTED_ENTRY_POINTS.iter().find(|e| name.contains(*e)).map(|e| EntryPoint::Unsupported(e))
 }
 
 /// Every call or invoke of an Enzyme entry point in the module, with its mode.
@@ -125,9 +122,7 @@ pub(crate) fn find(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<(Value, Opti
             for b in ir::blocks(f) {
                 for i in ir::instructions(b) {
                     let op = ir::opcode(i);
-                    if op != llvm_sys::LLVMOpcode::LLVMCall
-                        && op != llvm_sys::LLVMOpcode::LLVMInvoke
-                    {
+                    if op != llvm_sys::LLVMOpcode::LLVMCall && op != llvm_sys::LLVMOpcode::LLVMInvoke {
                         continue;
                     }
                     if let Some(callee) = ir::called_function(i) {
@@ -183,7 +178,9 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
     let entry = entry_name(mode);
     if ir::opcode(call) == llvm_sys::LLVMOpcode::LLVMInvoke {
         return Err(at_call(call, format!("`{entry}` called where it may throw (an `invoke`) is not supported yet"))
-            .with_help("declare the entry point `noexcept` (C++) or call it outside try blocks / scopes with destructors"));
+            .with_help(
+                "declare the entry point `noexcept` (C++) or call it outside try blocks / scopes with destructors",
+            ));
     }
     let n = ir::call_arg_count(call);
     let arg = |k: u32| ir::operand(call, k);
@@ -196,27 +193,26 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         idx = 1;
     }
     if idx >= n {
-        return Err(at_call(
-            call,
-            format!("`{entry}` needs the function to differentiate as its first argument"),
-        )
-        .with_help(format!("call it as `{entry}((void*)f, x, ...)`")));
+        return Err(at_call(call, format!("`{entry}` needs the function to differentiate as its first argument"))
+            .with_help(format!("call it as `{entry}((void*)f, x, ...)`")));
     }
     let Some(function) = ir::strip_to_function(arg(idx)) else {
         return Err(at_call(
             call,
-            format!(
-                "the first argument of `{entry}` must be a function; found `{}`",
-                ir::print(arg(idx))
-            ),
+            format!("the first argument of `{entry}` must be a function; found `{}`", ir::print(arg(idx))),
         )
         .with_help("pass the function itself, e.g. `(void*)f`, not a variable holding a pointer"));
     };
     idx += 1;
     let fname = display_name(&ir::name(function));
     if ir::is_declaration(function) {
-        return Err(at_call(call, format!("`{fname}` has no body in the merged module, so it cannot be differentiated"))
-            .with_help(format!("compile the source file that defines `{fname}` with enzyme-cc so its bitcode is linked in")));
+        return Err(at_call(
+            call,
+            format!("`{fname}` has no body in the merged module, so it cannot be differentiated"),
+        )
+        .with_help(format!(
+            "compile the source file that defines `{fname}` with enzyme-cc so its bitcode is linked in"
+        )));
     }
     let mut marker_loads = Vec::new();
     let mut args = Vec::new();
@@ -237,7 +233,10 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
                         ir::print_type(pty)
                     ),
                 )
-                .with_help(format!("`{fname}` takes {} parameters; pass one value per parameter after the function", params.len())));
+                .with_help(format!(
+                    "`{fname}` takes {} parameters; pass one value per parameter after the function",
+                    params.len()
+                )));
             }
             match marker(arg(idx)) {
                 Some((m, load)) => {
@@ -249,7 +248,10 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
                         other => return Err(bad_marker(call, other)),
                     };
                     if explicit.is_some() {
-                        return Err(at_call(call, format!("two activity markers in a row before parameter {pname} of `{fname}`")));
+                        return Err(at_call(
+                            call,
+                            format!("two activity markers in a row before parameter {pname} of `{fname}`"),
+                        ));
                     }
                     explicit = Some(activity);
                     marker_loads.extend(load);
@@ -281,17 +283,27 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
             (_, false, Activity::Dup | Activity::DupNoNeed) if is_ptr => {}
             (_, false, Activity::Active) if is_ptr => {
                 return Err(at_call(call, format!("`enzyme_out` given for pointer parameter {pname} of `{fname}`"))
-                    .with_help("a pointer is `enzyme_dup, p, shadow_p` (its shadow accumulates the adjoint) or `enzyme_const, p`"))
+                    .with_help(
+                    "a pointer is `enzyme_dup, p, shadow_p` (its shadow accumulates the adjoint) or `enzyme_const, p`",
+                ))
             }
             (Mode::Reverse, true, Activity::Active) => {}
             (Mode::Forward, true, Activity::Dup | Activity::DupNoNeed) => {}
             (Mode::Reverse, true, _) => {
-                return Err(at_call(call, format!("`enzyme_dup` given for by-value floating-point parameter {pname} of `{fname}` in reverse mode"))
-                    .with_help("a by-value float is `enzyme_out` (its adjoint is returned) or `enzyme_const`"))
+                return Err(at_call(
+                    call,
+                    format!(
+                        "`enzyme_dup` given for by-value floating-point parameter {pname} of `{fname}` in reverse mode"
+                    ),
+                )
+                .with_help("a by-value float is `enzyme_out` (its adjoint is returned) or `enzyme_const`"))
             }
             (Mode::Forward, true, _) => {
-                return Err(at_call(call, format!("`enzyme_out` given for parameter {pname} of `{fname}` in forward mode"))
-                    .with_help("in forward mode pass `enzyme_dup, x, dx` (value and tangent) or `enzyme_const, x`"))
+                return Err(at_call(
+                    call,
+                    format!("`enzyme_out` given for parameter {pname} of `{fname}` in forward mode"),
+                )
+                .with_help("in forward mode pass `enzyme_dup, x, dx` (value and tangent) or `enzyme_const, x`"))
             }
             (_, false, _) => {
                 return Err(at_call(call, format!("integer parameter {pname} of `{fname}` cannot be active"))
@@ -301,8 +313,11 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         check_convertible(call, primal, pty, &pname, &fname, entry)?;
         let shadow = if matches!(activity, Activity::Dup | Activity::DupNoNeed) {
             if idx >= n || marker(arg(idx)).is_some() {
-                return Err(at_call(call, format!("`{entry}` call is missing the shadow (tangent) of parameter {pname} of `{fname}`"))
-                    .with_help("a duplicated argument is followed by its shadow: `enzyme_dup, x, dx`"));
+                return Err(at_call(
+                    call,
+                    format!("`{entry}` call is missing the shadow (tangent) of parameter {pname} of `{fname}`"),
+                )
+                .with_help("a duplicated argument is followed by its shadow: `enzyme_dup, x, dx`"));
             }
             let s = arg(idx);
             idx += 1;
@@ -311,11 +326,7 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         } else {
             None
         };
-        args.push(ArgPlan {
-            activity,
-            primal,
-            shadow,
-        });
+        args.push(ArgPlan { activity, primal, shadow });
     }
     let mut seed = None;
     if idx < n {
@@ -323,30 +334,18 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
             return Err(bad_marker(call, &m));
         }
         let rt = ir::return_type(function);
-        if mode == Mode::Reverse
-            && idx + 1 == n
-            && ir::is_float(rt)
-            && ir::is_float(ir::type_of(arg(idx)))
-        {
+        if mode == Mode::Reverse && idx + 1 == n && ir::is_float(rt) && ir::is_float(ir::type_of(arg(idx))) {
             seed = Some(arg(idx));
         } else {
-            return Err(at_call(
-                call,
-                format!("`{entry}` call has {} more argument(s) than `{fname}` takes", n - idx),
-            )
-            .with_help(format!("`{fname}` takes {} parameters; in reverse mode one extra float is the seed of the result", params.len())));
+            return Err(at_call(call, format!("`{entry}` call has {} more argument(s) than `{fname}` takes", n - idx))
+                .with_help(format!(
+                    "`{fname}` takes {} parameters; in reverse mode one extra float is the seed of the result",
+                    params.len()
+                )));
         }
     }
     check_result_type(call, mode, function, &args, sret)?;
-    Ok(MarkerCall {
-        call,
-        mode,
-        function,
-        args,
-        seed,
-        sret,
-        marker_loads,
-    })
+    Ok(MarkerCall { call, mode, function, args, seed, sret, marker_loads })
 }
 
 /// The entry point's declared result (or `sret` memory) must hold what the
@@ -362,10 +361,7 @@ fn check_result_type(
     let entry = entry_name(mode);
     let produced = match mode {
         Mode::Forward => usize::from(ir::is_float(ir::return_type(function))),
-        Mode::Reverse => args
-            .iter()
-            .filter(|a| a.activity == Activity::Active)
-            .count(),
+        Mode::Reverse => args.iter().filter(|a| a.activity == Activity::Active).count(),
     };
     let what = match mode {
         Mode::Forward => "the tangent of the result".to_string(),
@@ -386,7 +382,9 @@ fn check_result_type(
     if ir::is_void(target) {
         if produced > 0 && mode == Mode::Reverse {
             return Err(at_call(call, format!("`{entry}` call is declared to return `void`, but it produces {what}"))
-                .with_help("declare the entry point returning `double` (one active argument) or a struct of doubles (several)"));
+                .with_help(
+                    "declare the entry point returning `double` (one active argument) or a struct of doubles (several)",
+                ));
         }
         return Ok(());
     }
@@ -433,16 +431,10 @@ pub(crate) fn count_float_leaves(t: Type) -> Option<usize> {
         match ir::kind(t) {
             LLVMStructTypeKind => {
                 let n = LLVMCountStructElementTypes(t);
-                (0..n)
-                    .map(|i| count_float_leaves(LLVMStructGetTypeAtIndex(t, i)))
-                    .sum()
+                (0..n).map(|i| count_float_leaves(LLVMStructGetTypeAtIndex(t, i))).sum()
             }
-            LLVMArrayTypeKind => {
-                Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetArrayLength2(t) as usize)
-            }
-            LLVMVectorTypeKind => {
-                Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetVectorSize(t) as usize)
-            }
+            LLVMArrayTypeKind => Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetArrayLength2(t) as usize),
+            LLVMVectorTypeKind => Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetVectorSize(t) as usize),
             _ => None,
         }
     }
@@ -450,29 +442,17 @@ pub(crate) fn count_float_leaves(t: Type) -> Option<usize> {
 
 fn bad_marker(call: Value, name: &str) -> Diagnostic {
     if UNSUPPORTED_MARKERS.contains(&name) {
-        at_call(
-            call,
-            format!("activity marker `{name}` is not supported yet"),
-        )
-        .with_help("supported markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed")
+        at_call(call, format!("activity marker `{name}` is not supported yet"))
+            .with_help("supported markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed")
     } else {
         at_call(call, format!("unknown activity marker `{name}`"))
             .with_help("supported markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed")
     }
 }
 
-fn check_convertible(
-    call: Value,
-    v: Value,
-    to: Type,
-    pname: &str,
-    fname: &str,
-    entry: &str,
-) -> Result<(), Diagnostic> {
+fn check_convertible(call: Value, v: Value, to: Type, pname: &str, fname: &str, entry: &str) -> Result<(), Diagnostic> {
     let from = ir::type_of(v);
-    let ok = from == to
-        || (ir::is_float(from) && ir::is_float(to))
-        || (ir::is_int(from) && ir::is_int(to));
+    let ok = from == to || (ir::is_float(from) && ir::is_float(to)) || (ir::is_int(from) && ir::is_int(to));
     if ok {
         Ok(())
     } else {

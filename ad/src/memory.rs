@@ -62,19 +62,17 @@ impl Memory {
     fn merge(&self, vals: impl Iterator<Item = Value>) -> PtrStatus {
         let mut out: Option<PtrStatus> = None;
         for v in vals {
-            if is_null_like(v) {
+            if is_null_like(v) || ((ir::is_instruction(v) || ir::is_argument(v)) && !self.ptr.contains_key(&v)) {
+                // Null fits anything; a value not analysed yet (fed back by a loop)
+                // is settled by the fixpoint.
                 continue;
             }
             let s = self.status(v);
             out = match (out, s) {
                 (None, s) => Some(s),
                 (Some(a), b) if a == b => Some(a),
-                (Some(PtrStatus::Unknown(r)), _) | (_, PtrStatus::Unknown(r)) => {
-                    Some(PtrStatus::Unknown(r))
-                }
-                _ => Some(PtrStatus::Unknown(
-                    "may or may not point to differentiated memory",
-                )),
+                (Some(PtrStatus::Unknown(r)), _) | (_, PtrStatus::Unknown(r)) => Some(PtrStatus::Unknown(r)),
+                _ => Some(PtrStatus::Unknown("may or may not point to differentiated memory")),
             };
         }
         out.unwrap_or(PtrStatus::Constant)
@@ -85,27 +83,44 @@ impl Memory {
     }
 }
 
-const DUP_HELP: &str =
-    "pass the pointer with `enzyme_dup` (value, then shadow) so its memory is differentiated, \
+const DUP_HELP: &str = "pass the pointer with `enzyme_dup` (value, then shadow) so its memory is differentiated, \
                         or keep active values out of memory without a shadow";
 
 /// Analyses `f` (preprocessed) when pointer parameter `k` is duplicated iff `dup[k]`.
-pub(crate) fn analyze(
+pub(crate) fn analyze(f: Value, cfg: &Cfg, dup: &[bool], mode: Mode, kind_of: impl Fn(Value) -> Kind) -> Memory {
+    // Loop-carried values (phis fed by a latch) need a fixpoint: iterate until
+    // nothing changes; only the last pass's problems count.
+    let mut prev: Option<Memory> = None;
+    for _ in 0..8 {
+        let m = analyze_once(f, cfg, dup, mode, &kind_of, prev.as_ref());
+        if let Some(p) = &prev {
+            if p.ptr == m.ptr && p.varied == m.varied {
+                return m;
+            }
+        }
+        prev = Some(m);
+    }
+    prev.expect("ran at least once")
+}
+
+fn analyze_once(
     f: Value,
     cfg: &Cfg,
     dup: &[bool],
     mode: Mode,
-    kind_of: impl Fn(Value) -> Kind,
+    kind_of: &impl Fn(Value) -> Kind,
+    prev: Option<&Memory>,
 ) -> Memory {
     let mut m = Memory::default();
+    if let Some(p) = prev {
+        // Start from the previous pass so loop-carried values are known.
+        m.ptr = p.ptr.clone();
+        m.varied = p.varied.clone();
+    }
     for (k, p) in ir::params(f).into_iter().enumerate() {
         let t = ir::type_of(p);
         if ir::is_pointer(t) {
-            let s = if dup.get(k).copied().unwrap_or(false) {
-                PtrStatus::Shadowed
-            } else {
-                PtrStatus::Constant
-            };
+            let s = if dup.get(k).copied().unwrap_or(false) { PtrStatus::Shadowed } else { PtrStatus::Constant };
             m.ptr.insert(p, s);
         } else if ir::is_float(t) {
             m.varied.insert(p);
@@ -115,9 +130,7 @@ pub(crate) fn analyze(
         for i in ir::instructions(*b) {
             let t = ir::type_of(i);
             let kind = kind_of(i);
-            let ops: Vec<Value> = (0..ir::operand_count(i))
-                .map(|k| ir::operand(i, k))
-                .collect();
+            let ops: Vec<Value> = (0..ir::operand_count(i)).map(|k| ir::operand(i, k)).collect();
             let any_varied = ops.iter().any(|o| m.varied.contains(o));
             match kind {
                 Kind::Load => {
@@ -131,9 +144,7 @@ pub(crate) fn analyze(
                             PtrStatus::Constant => {}
                             PtrStatus::Unknown(why) => m.problem(
                                 i,
-                                format!(
-                                    "load of a floating-point value through a pointer that {why}"
-                                ),
+                                format!("load of a floating-point value through a pointer that {why}"),
                                 "the engine cannot tell whether this memory carries derivatives",
                             ),
                         }
@@ -157,24 +168,17 @@ pub(crate) fn analyze(
                             PtrStatus::Constant if !m.varied.contains(&v) => {}
                             PtrStatus::Constant => m.problem(
                                 i,
-                                "store of a differentiated value into memory that has no shadow"
-                                    .into(),
+                                "store of a differentiated value into memory that has no shadow".into(),
                                 DUP_HELP,
                             ),
                             PtrStatus::Unknown(why) => m.problem(
                                 i,
-                                format!(
-                                    "store of a floating-point value through a pointer that {why}"
-                                ),
+                                format!("store of a floating-point value through a pointer that {why}"),
                                 "the engine cannot tell whether this memory carries derivatives",
                             ),
                         }
                     } else if ir::is_pointer(vt) {
-                        let sv = if is_null_like(v) {
-                            PtrStatus::Constant
-                        } else {
-                            m.status(v)
-                        };
+                        let sv = if is_null_like(v) { PtrStatus::Constant } else { m.status(v) };
                         match (s, sv) {
                             (PtrStatus::Shadowed, PtrStatus::Shadowed) => {}
                             (PtrStatus::Shadowed, _) if is_null_like(v) => {}
@@ -242,20 +246,12 @@ pub(crate) fn analyze(
                             "copying memory in reverse mode needs type analysis, which is not implemented yet; \
                              copy the fields one by one",
                         ),
-                        _ => m.problem(
-                            i,
-                            "memory copy between memory with and without a shadow".into(),
-                            DUP_HELP,
-                        ),
+                        _ => m.problem(i, "memory copy between memory with and without a shadow".into(), DUP_HELP),
                     }
                 }
                 Kind::Phi | Kind::Select if ir::is_pointer(t) => {
                     let vals: Vec<Value> = if ir::opcode(i) == LLVMOpcode::LLVMPHI {
-                        ir::incoming(i)
-                            .into_iter()
-                            .filter(|(_, b)| cfg.reachable(*b))
-                            .map(|(v, _)| v)
-                            .collect()
+                        ir::incoming(i).into_iter().filter(|(_, b)| cfg.reachable(*b)).map(|(v, _)| v).collect()
                     } else {
                         vec![ops[1], ops[2]]
                     };
@@ -272,11 +268,7 @@ pub(crate) fn analyze(
                     m.ptr.insert(i, s);
                 }
                 Kind::Call(_) => {
-                    if ir::is_float(t)
-                        && (any_varied
-                            || ops
-                                .iter()
-                                .any(|o| m.ptr.get(o) == Some(&PtrStatus::Shadowed)))
+                    if ir::is_float(t) && (any_varied || ops.iter().any(|o| m.ptr.get(o) == Some(&PtrStatus::Shadowed)))
                     {
                         m.varied.insert(i);
                     }

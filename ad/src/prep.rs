@@ -23,7 +23,10 @@ use crate::ir::{self, Value};
 pub const CLONE_SUFFIX: &str = ".enzyme.prep";
 
 /// The passes each clone goes through.
-const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instcombine<no-verify-fixpoint>,simplifycfg";
+/// `loop-simplify` and `lcssa` last: the engine relies on loops having one
+/// preheader, one latch, dedicated exits, and values leaving a loop through
+/// phis in its exit blocks.
+const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa";
 
 /// The clones made so far.
 #[derive(Default)]
@@ -53,9 +56,7 @@ impl Prep {
                 for i in ir::instructions(b) {
                     if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
                         if let Some(callee) = ir::called_function(i) {
-                            if !ir::is_declaration(callee)
-                                && !self.original_of.contains_key(&callee)
-                            {
+                            if !ir::is_declaration(callee) && !self.original_of.contains_key(&callee) {
                                 work.push(callee);
                             }
                         }

@@ -43,11 +43,7 @@ pub static RULES: &[Rule] = &[
     rule!(["frem"], "x y", ["1", "-trunc(x / y)"]),
     rule!(["fneg"], "x", ["-1"]),
     // Intrinsics and libm.
-    rule!(
-        ["llvm.sqrt", "sqrt"],
-        "x",
-        ["select(x == 0, 0, 0.5 / result)"]
-    ),
+    rule!(["llvm.sqrt", "sqrt"], "x", ["select(x == 0, 0, 0.5 / result)"]),
     rule!(["cbrt"], "x", ["select(x == 0, 0, result / (3 * x))"]),
     rule!(["llvm.sin", "sin"], "x", ["cos(x)"]),
     rule!(["llvm.cos", "cos"], "x", ["-sin(x)"]),
@@ -55,11 +51,7 @@ pub static RULES: &[Rule] = &[
     rule!(["llvm.asin", "asin"], "x", ["1 / sqrt(1 - x * x)"]),
     rule!(["llvm.acos", "acos"], "x", ["-1 / sqrt(1 - x * x)"]),
     rule!(["llvm.atan", "atan"], "x", ["1 / (1 + x * x)"]),
-    rule!(
-        ["llvm.atan2", "atan2"],
-        "y x",
-        ["x / (x * x + y * y)", "-y / (x * x + y * y)"]
-    ),
+    rule!(["llvm.atan2", "atan2"], "y x", ["x / (x * x + y * y)", "-y / (x * x + y * y)"]),
     rule!(["llvm.sinh", "sinh"], "x", ["cosh(x)"]),
     rule!(["llvm.cosh", "cosh"], "x", ["sinh(x)"]),
     rule!(["llvm.tanh", "tanh"], "x", ["1 - result * result"]),
@@ -71,38 +63,12 @@ pub static RULES: &[Rule] = &[
     rule!(["llvm.log2", "log2"], "x", ["1 / (x * ln2)"]),
     rule!(["llvm.log10", "log10"], "x", ["1 / (x * ln10)"]),
     rule!(["log1p"], "x", ["1 / (1 + x)"]),
-    rule!(
-        ["llvm.pow", "pow"],
-        "x y",
-        [
-            "select(y == 0, 0, y * pow(x, y - 1))",
-            "select(x == 0, 0, result * log(x))"
-        ]
-    ),
-    rule!(
-        ["llvm.powi"],
-        "x #n",
-        ["select(n == 0, 0, n * powi(x, n - 1))", "_"]
-    ),
-    rule!(
-        ["hypot"],
-        "x y",
-        [
-            "select(result == 0, 0, x / result)",
-            "select(result == 0, 0, y / result)"
-        ]
-    ),
+    rule!(["llvm.pow", "pow"], "x y", ["select(y == 0, 0, y * pow(x, y - 1))", "select(x == 0, 0, result * log(x))"]),
+    rule!(["llvm.powi"], "x #n", ["select(n == 0, 0, n * powi(x, n - 1))", "_"]),
+    rule!(["hypot"], "x y", ["select(result == 0, 0, x / result)", "select(result == 0, 0, y / result)"]),
     rule!(["llvm.fabs", "fabs"], "x", ["select(x < 0, -1, 1)"]),
-    rule!(
-        ["llvm.fma", "fma", "llvm.fmuladd"],
-        "x y z",
-        ["y", "x", "1"]
-    ),
-    rule!(
-        ["llvm.copysign", "copysign"],
-        "x y",
-        ["select((x < 0) == (y < 0), 1, -1)", "0"]
-    ),
+    rule!(["llvm.fma", "fma", "llvm.fmuladd"], "x y z", ["y", "x", "1"]),
+    rule!(["llvm.copysign", "copysign"], "x y", ["select((x < 0) == (y < 0), 1, -1)", "0"]),
     rule!(
         ["llvm.minnum", "llvm.minimum", "llvm.minimumnum", "fmin"],
         "x y",
@@ -323,25 +289,14 @@ impl<'a> Parser<'a> {
         let c = self.peek().ok_or_else(|| self.err("unexpected end"))?;
         if c.is_ascii_digit() || c == '.' {
             let start = self.pos;
-            while self.src[self.pos..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e')
-            {
+            while self.src[self.pos..].chars().next().is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e') {
                 self.pos += 1;
             }
-            return self.src[start..self.pos]
-                .parse::<f64>()
-                .map(Expr::Num)
-                .map_err(|_| self.err("bad number"));
+            return self.src[start..self.pos].parse::<f64>().map(Expr::Num).map_err(|_| self.err("bad number"));
         }
         if c.is_ascii_alphabetic() {
             let start = self.pos;
-            while self.src[self.pos..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
+            while self.src[self.pos..].chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
                 self.pos += 1;
             }
             let word = &self.src[start..self.pos];
@@ -392,11 +347,7 @@ impl<'a> Parser<'a> {
 
 /// Parses one expression against a parameter list.
 pub fn parse_expr(src: &str, params: &[&str]) -> Result<Expr, String> {
-    let mut p = Parser {
-        src,
-        pos: 0,
-        params,
-    };
+    let mut p = Parser { src, pos: 0, params };
     let e = p.expr()?;
     p.skip_ws();
     if p.pos != src.len() {
@@ -410,34 +361,20 @@ fn compile(rule: &'static Rule) -> Result<CompiledRule, String> {
     let int_params: Vec<bool> = raw.iter().map(|p| p.starts_with('#')).collect();
     let names: Vec<&str> = raw.iter().map(|p| p.trim_start_matches('#')).collect();
     if rule.partials.len() != names.len() {
-        return Err(format!(
-            "{:?}: {} partials for {} parameters",
-            rule.names,
-            rule.partials.len(),
-            names.len()
-        ));
+        return Err(format!("{:?}: {} partials for {} parameters", rule.names, rule.partials.len(), names.len()));
     }
     let mut partials = Vec::new();
     for (k, src) in rule.partials.iter().enumerate() {
         if int_params[k] {
             if *src != "_" {
-                return Err(format!(
-                    "{:?}: integer parameter must have partial `_`",
-                    rule.names
-                ));
+                return Err(format!("{:?}: integer parameter must have partial `_`", rule.names));
             }
             partials.push(None);
         } else {
-            partials.push(Some(
-                parse_expr(src, &names).map_err(|e| format!("{:?}: {e}", rule.names))?,
-            ));
+            partials.push(Some(parse_expr(src, &names).map_err(|e| format!("{:?}: {e}", rule.names))?));
         }
     }
-    Ok(CompiledRule {
-        rule,
-        int_params,
-        partials,
-    })
+    Ok(CompiledRule { rule, int_params, partials })
 }
 
 struct Table {
@@ -451,10 +388,7 @@ fn table() -> &'static Table {
         for rule in RULES {
             for name in rule.names {
                 // The table is static data; a malformed entry is a bug caught by the unit test.
-                by_name.insert(
-                    *name,
-                    compile(rule).unwrap_or_else(|e| panic!("bad derivative rule: {e}")),
-                );
+                by_name.insert(*name, compile(rule).unwrap_or_else(|e| panic!("bad derivative rule: {e}")));
             }
         }
         Table { by_name }
@@ -540,11 +474,7 @@ mod tests {
             Expr::Bin(
                 BinOp::Add,
                 Box::new(Expr::Num(1.0)),
-                Box::new(Expr::Bin(
-                    BinOp::Mul,
-                    Box::new(Expr::Param(0)),
-                    Box::new(Expr::Num(2.0))
-                ))
+                Box::new(Expr::Bin(BinOp::Mul, Box::new(Expr::Param(0)), Box::new(Expr::Num(2.0))))
             )
         );
         assert!(parse_expr("foo(x)", &["x"]).is_err());

@@ -30,29 +30,14 @@ fn with_jit<R>(ir: &str, run: impl FnOnce(&inkwell::execution_engine::ExecutionE
     let ctx = Context::create();
     let src = format!("{DECLS}\n{ir}");
     let buf = MemoryBuffer::create_from_memory_range_copy(src.as_bytes(), "test.ll");
-    let module = ctx
-        .create_module_from_ir(buf)
-        .unwrap_or_else(|e| panic!("bad test IR: {e}"));
+    let module = ctx.create_module_from_ir(buf).unwrap_or_else(|e| panic!("bad test IR: {e}"));
     if let Err(diags) = ad::differentiate(&module) {
-        panic!(
-            "differentiation failed:\n{}",
-            diags
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
+        panic!("differentiation failed:\n{}", diags.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n"));
     }
     if let Err(e) = module.verify() {
-        panic!(
-            "invalid IR after AD: {}\n{}",
-            e.to_string(),
-            module.print_to_string().to_string()
-        );
+        panic!("invalid IR after AD: {}\n{}", e.to_string(), module.print_to_string().to_string());
     }
-    let ee = module
-        .create_jit_execution_engine(OptimizationLevel::None)
-        .unwrap();
+    let ee = module.create_jit_execution_engine(OptimizationLevel::None).unwrap();
     run(&ee)
 }
 
@@ -78,10 +63,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 
 #[track_caller]
 fn assert_close(got: f64, want: f64, tol: f64) {
-    assert!(
-        close(got, want, tol),
-        "got {got}, want {want} (tolerance {tol})"
-    );
+    assert!(close(got, want, tol), "got {got}, want {want} (tolerance {tol})");
 }
 
 #[test]
@@ -182,12 +164,7 @@ define double @tangent(double %x, i32 %k) {
         let g = ee.get_function::<G>("grad").unwrap();
         let t = ee.get_function::<G>("tangent").unwrap();
         let x = 0.7f64;
-        let want = [
-            2.0 * x,
-            x.cos() * x + x.sin(),
-            x.cos() * x + x.sin(),
-            10.0 * x,
-        ];
+        let want = [2.0 * x, x.cos() * x + x.sin(), x.cos() * x + x.sin(), 10.0 * x];
         for (k, w) in want.iter().enumerate() {
             assert_close(g.call(x, k as i32), *w, 1e-14);
             assert_close(t.call(x, k as i32), *w, 1e-14);
@@ -312,176 +289,40 @@ struct Case {
 #[test]
 fn every_rule_matches_finite_differences() {
     let cases = [
-        Case {
-            callee: "llvm.sqrt.f64",
-            arity: 1,
-            at: &[2.0],
-        },
-        Case {
-            callee: "sqrt",
-            arity: 1,
-            at: &[0.3],
-        },
-        Case {
-            callee: "cbrt",
-            arity: 1,
-            at: &[2.5],
-        },
-        Case {
-            callee: "llvm.sin.f64",
-            arity: 1,
-            at: &[0.4],
-        },
-        Case {
-            callee: "cos",
-            arity: 1,
-            at: &[0.4],
-        },
-        Case {
-            callee: "tan",
-            arity: 1,
-            at: &[0.4],
-        },
-        Case {
-            callee: "asin",
-            arity: 1,
-            at: &[0.3],
-        },
-        Case {
-            callee: "acos",
-            arity: 1,
-            at: &[0.3],
-        },
-        Case {
-            callee: "atan",
-            arity: 1,
-            at: &[1.3],
-        },
-        Case {
-            callee: "atan2",
-            arity: 2,
-            at: &[0.7, -1.2],
-        },
-        Case {
-            callee: "sinh",
-            arity: 1,
-            at: &[0.9],
-        },
-        Case {
-            callee: "cosh",
-            arity: 1,
-            at: &[0.9],
-        },
-        Case {
-            callee: "tanh",
-            arity: 1,
-            at: &[0.9],
-        },
-        Case {
-            callee: "exp",
-            arity: 1,
-            at: &[0.9],
-        },
-        Case {
-            callee: "llvm.exp2.f64",
-            arity: 1,
-            at: &[0.9],
-        },
-        Case {
-            callee: "expm1",
-            arity: 1,
-            at: &[0.2],
-        },
-        Case {
-            callee: "log",
-            arity: 1,
-            at: &[2.2],
-        },
-        Case {
-            callee: "log2",
-            arity: 1,
-            at: &[2.2],
-        },
-        Case {
-            callee: "log10",
-            arity: 1,
-            at: &[2.2],
-        },
-        Case {
-            callee: "log1p",
-            arity: 1,
-            at: &[0.2],
-        },
-        Case {
-            callee: "pow",
-            arity: 2,
-            at: &[1.7, 2.3],
-        },
-        Case {
-            callee: "hypot",
-            arity: 2,
-            at: &[1.7, -2.3],
-        },
-        Case {
-            callee: "fabs",
-            arity: 1,
-            at: &[-1.7],
-        },
-        Case {
-            callee: "llvm.fabs.f64",
-            arity: 1,
-            at: &[1.7],
-        },
-        Case {
-            callee: "fma",
-            arity: 3,
-            at: &[1.5, -2.0, 0.5],
-        },
-        Case {
-            callee: "llvm.fmuladd.f64",
-            arity: 3,
-            at: &[1.5, -2.0, 0.5],
-        },
-        Case {
-            callee: "copysign",
-            arity: 2,
-            at: &[1.5, -2.0],
-        },
-        Case {
-            callee: "fmin",
-            arity: 2,
-            at: &[1.5, -2.0],
-        },
-        Case {
-            callee: "llvm.maxnum.f64",
-            arity: 2,
-            at: &[1.5, -2.0],
-        },
-        Case {
-            callee: "erf",
-            arity: 1,
-            at: &[0.6],
-        },
-        Case {
-            callee: "erfc",
-            arity: 1,
-            at: &[0.6],
-        },
-        Case {
-            callee: "fmod",
-            arity: 2,
-            at: &[5.3, 1.7],
-        },
-        Case {
-            callee: "floor",
-            arity: 1,
-            at: &[1.3],
-        },
-        Case {
-            callee: "llvm.round.f64",
-            arity: 1,
-            at: &[1.3],
-        },
+        Case { callee: "llvm.sqrt.f64", arity: 1, at: &[2.0] },
+        Case { callee: "sqrt", arity: 1, at: &[0.3] },
+        Case { callee: "cbrt", arity: 1, at: &[2.5] },
+        Case { callee: "llvm.sin.f64", arity: 1, at: &[0.4] },
+        Case { callee: "cos", arity: 1, at: &[0.4] },
+        Case { callee: "tan", arity: 1, at: &[0.4] },
+        Case { callee: "asin", arity: 1, at: &[0.3] },
+        Case { callee: "acos", arity: 1, at: &[0.3] },
+        Case { callee: "atan", arity: 1, at: &[1.3] },
+        Case { callee: "atan2", arity: 2, at: &[0.7, -1.2] },
+        Case { callee: "sinh", arity: 1, at: &[0.9] },
+        Case { callee: "cosh", arity: 1, at: &[0.9] },
+        Case { callee: "tanh", arity: 1, at: &[0.9] },
+        Case { callee: "exp", arity: 1, at: &[0.9] },
+        Case { callee: "llvm.exp2.f64", arity: 1, at: &[0.9] },
+        Case { callee: "expm1", arity: 1, at: &[0.2] },
+        Case { callee: "log", arity: 1, at: &[2.2] },
+        Case { callee: "log2", arity: 1, at: &[2.2] },
+        Case { callee: "log10", arity: 1, at: &[2.2] },
+        Case { callee: "log1p", arity: 1, at: &[0.2] },
+        Case { callee: "pow", arity: 2, at: &[1.7, 2.3] },
+        Case { callee: "hypot", arity: 2, at: &[1.7, -2.3] },
+        Case { callee: "fabs", arity: 1, at: &[-1.7] },
+        Case { callee: "llvm.fabs.f64", arity: 1, at: &[1.7] },
+        Case { callee: "fma", arity: 3, at: &[1.5, -2.0, 0.5] },
+        Case { callee: "llvm.fmuladd.f64", arity: 3, at: &[1.5, -2.0, 0.5] },
+        Case { callee: "copysign", arity: 2, at: &[1.5, -2.0] },
+        Case { callee: "fmin", arity: 2, at: &[1.5, -2.0] },
+        Case { callee: "llvm.maxnum.f64", arity: 2, at: &[1.5, -2.0] },
+        Case { callee: "erf", arity: 1, at: &[0.6] },
+        Case { callee: "erfc", arity: 1, at: &[0.6] },
+        Case { callee: "fmod", arity: 2, at: &[5.3, 1.7] },
+        Case { callee: "floor", arity: 1, at: &[1.3] },
+        Case { callee: "llvm.round.f64", arity: 1, at: &[1.3] },
     ];
     for case in &cases {
         check_rule(case);
@@ -514,14 +355,8 @@ define double @f({params}) {{
         fwd.push_str(&format!(
             "define double @grad{dir}({params}) {{\n  %r = call {struct_ty} (ptr, ...) @__enzyme_autodiff_n(ptr @f, {args})\n  %e = extractvalue {struct_ty} %r, {dir}\n  ret double %e\n}}\n"
         ));
-        let fargs: Vec<String> = (0..n)
-            .map(|k| {
-                format!(
-                    "double %a{k}, double {}",
-                    if k == dir { "1.0" } else { "0.0" }
-                )
-            })
-            .collect();
+        let fargs: Vec<String> =
+            (0..n).map(|k| format!("double %a{k}, double {}", if k == dir { "1.0" } else { "0.0" })).collect();
         fwd.push_str(&format!(
             "define double @tangent{dir}({params}) {{\n  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, {})\n  ret double %r\n}}\n",
             fargs.join(", ")
@@ -535,20 +370,16 @@ define double @f({params}) {{
             match n {
                 1 => f1(ee, "f").call(v[0]),
                 2 => f2(ee, "f").call(v[0], v[1]),
-                _ => ee
-                    .get_function::<unsafe extern "C" fn(f64, f64, f64) -> f64>("f")
-                    .unwrap()
-                    .call(v[0], v[1], v[2]),
+                _ => ee.get_function::<unsafe extern "C" fn(f64, f64, f64) -> f64>("f").unwrap().call(v[0], v[1], v[2]),
             }
         };
         let call = |name: &str| -> f64 {
             match n {
                 1 => f1(ee, name).call(x[0]),
                 2 => f2(ee, name).call(x[0], x[1]),
-                _ => ee
-                    .get_function::<unsafe extern "C" fn(f64, f64, f64) -> f64>(name)
-                    .unwrap()
-                    .call(x[0], x[1], x[2]),
+                _ => {
+                    ee.get_function::<unsafe extern "C" fn(f64, f64, f64) -> f64>(name).unwrap().call(x[0], x[1], x[2])
+                }
             }
         };
         let grads: Vec<f64> = (0..n).map(|dir| call(&format!("grad{dir}"))).collect();
@@ -565,12 +396,7 @@ define double @f({params}) {{
                 case.callee,
                 grads[dir]
             );
-            assert!(
-                close(tangent, grads[dir], 1e-12),
-                "{}: forward {tangent} != reverse {}",
-                case.callee,
-                grads[dir]
-            );
+            assert!(close(tangent, grads[dir], 1e-12), "{}: forward {tangent} != reverse {}", case.callee, grads[dir]);
         }
     });
 }
@@ -612,31 +438,6 @@ define double @gg(double %x) {
 
 #[test]
 fn unsupported_constructs_are_diagnosed() {
-    let looped = r#"
-define double @f(double %x) {
-entry:
-  br label %loop
-loop:
-  %i = phi i32 [ 0, %entry ], [ %j, %loop ]
-  %a = phi double [ %x, %entry ], [ %b, %loop ]
-  %b = fmul double %a, %x
-  %j = add i32 %i, 1
-  %c = icmp slt i32 %j, 4
-  br i1 %c, label %loop, label %exit
-exit:
-  ret double %b
-}
-define double @grad(double %x) {
-  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
-  ret double %r
-}
-"#;
-    let d = diagnostics(looped);
-    assert!(
-        d.iter().any(|d| d.message.contains("contains a loop")),
-        "{d:?}"
-    );
-
     let memory = r#"
 @g = global double 2.0
 define double @f(double %x) {
@@ -651,9 +452,7 @@ define double @grad(double %x) {
 "#;
     let d = diagnostics(memory);
     assert!(
-        d.iter().any(|d| d
-            .message
-            .contains("store of a differentiated value into memory that has no shadow")
+        d.iter().any(|d| d.message.contains("store of a differentiated value into memory that has no shadow")
             && d.function.as_deref() == Some("f")),
         "{d:?}"
     );
@@ -670,11 +469,7 @@ define double @grad(double %x) {
 }
 "#;
     let d = diagnostics(external);
-    assert!(
-        d.iter()
-            .any(|d| d.message.contains("external function `mystery`")),
-        "{d:?}"
-    );
+    assert!(d.iter().any(|d| d.message.contains("external function `mystery`")), "{d:?}");
 
     let marker = r#"
 define double @f(double %x) {
@@ -692,16 +487,8 @@ define double @width(double %x) {
 }
 "#;
     let d = diagnostics(marker);
-    assert!(
-        d.iter()
-            .any(|d| d.message.contains("unknown activity marker `enzyme_bogus`")),
-        "{d:?}"
-    );
-    assert!(
-        d.iter()
-            .any(|d| d.message.contains("`enzyme_width` is not supported yet")),
-        "{d:?}"
-    );
+    assert!(d.iter().any(|d| d.message.contains("unknown activity marker `enzyme_bogus`")), "{d:?}");
+    assert!(d.iter().any(|d| d.message.contains("`enzyme_width` is not supported yet")), "{d:?}");
 
     let args = r#"
 define double @f(double %x, double %y) {
@@ -726,33 +513,117 @@ define double @twoout(double %x) {
 }
 "#;
     let d = diagnostics(args);
-    assert!(
-        d.iter()
-            .any(|d| d.message.contains("missing an argument for parameter `y`")),
-        "{d:?}"
-    );
-    assert!(
-        d.iter()
-            .any(|d| d.message.contains("more argument(s) than `f` takes")),
-        "{d:?}"
-    );
-    assert!(
-        d.iter().any(|d| d.message.contains("must be a function")),
-        "{d:?}"
-    );
-    assert!(
-        d.iter()
-            .any(|d| d.message.contains("cannot hold 2 adjoint(s)")),
-        "{d:?}"
-    );
+    assert!(d.iter().any(|d| d.message.contains("missing an argument for parameter `y`")), "{d:?}");
+    assert!(d.iter().any(|d| d.message.contains("more argument(s) than `f` takes")), "{d:?}");
+    assert!(d.iter().any(|d| d.message.contains("must be a function")), "{d:?}");
+    assert!(d.iter().any(|d| d.message.contains("cannot hold 2 adjoint(s)")), "{d:?}");
+}
+
+/// A loop as `-O0` leaves it (test at the top, body feeding only the header
+/// phi): the body's adjoint arrives through the back edge, after the body's
+/// reverse is generated. Regression test for a derivative that came out zero.
+#[test]
+fn loop_with_test_at_top_and_back_edge_only_use() {
+    let ir = r#"
+define double @pw(double %x, i32 %n) {
+entry:
+  br label %head
+head:
+  %r = phi double [ 1.0, %entry ], [ %r2, %body ]
+  %i = phi i32 [ 0, %entry ], [ %i2, %body ]
+  %c = icmp slt i32 %i, %n
+  br i1 %c, label %body, label %exit
+body:
+  %r2 = fmul double %r, %x
+  %i2 = add i32 %i, 1
+  br label %head
+exit:
+  ret double %r
+}
+define double @grad(double %x, i32 %n) {
+  %g = call double (ptr, ...) @__enzyme_autodiff(ptr @pw, double %x, i32 %n)
+  ret double %g
+}
+define double @tangent(double %x, i32 %n) {
+  %g = call double (ptr, ...) @__enzyme_fwddiff(ptr @pw, double %x, double 1.0, i32 %n)
+  ret double %g
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        type G = unsafe extern "C" fn(f64, i32) -> f64;
+        let g = ee.get_function::<G>("grad").unwrap();
+        let t = ee.get_function::<G>("tangent").unwrap();
+        for n in [0, 1, 2, 7, 40] {
+            let x = 1.05f64;
+            let want = if n == 0 { 0.0 } else { n as f64 * x.powi(n - 1) };
+            assert_close(g.call(x, n), want, 1e-13);
+            assert_close(t.call(x, n), want, 1e-13);
+        }
+    });
+}
+
+/// Nested loops with a data-dependent inner trip count and an early exit.
+#[test]
+fn nested_loops_with_early_exit() {
+    // s = sum_{i<n} sum_{j<=i} x^(i+1) * (j+1), stopping the outer loop once s > 1e6
+    let ir = r#"
+define double @f(double %x, i32 %n) {
+entry:
+  br label %outer
+outer:
+  %i = phi i32 [ 0, %entry ], [ %i2, %olatch ]
+  %s = phi double [ 0.0, %entry ], [ %s3, %olatch ]
+  %p = phi double [ 1.0, %entry ], [ %p2, %olatch ]
+  %oc = icmp slt i32 %i, %n
+  br i1 %oc, label %obody, label %done
+obody:
+  %p2 = fmul double %p, %x
+  br label %inner
+inner:
+  %j = phi i32 [ 0, %obody ], [ %j2, %inner ]
+  %si = phi double [ %s, %obody ], [ %s2, %inner ]
+  %j1 = add i32 %j, 1
+  %jf = sitofp i32 %j1 to double
+  %t = fmul double %p2, %jf
+  %s2 = fadd double %si, %t
+  %j2 = add i32 %j, 1
+  %ic = icmp sle i32 %j2, %i
+  br i1 %ic, label %inner, label %olatch
+olatch:
+  %s3 = phi double [ %s2, %inner ]
+  %big = fcmp ogt double %s3, 1.0e6
+  %i2 = add i32 %i, 1
+  br i1 %big, label %done, label %outer
+done:
+  %res = phi double [ %s, %outer ], [ %s3, %olatch ]
+  ret double %res
+}
+define double @grad(double %x, i32 %n) {
+  %g = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x, i32 %n)
+  ret double %g
+}
+define double @tangent(double %x, i32 %n) {
+  %g = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0, i32 %n)
+  ret double %g
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        type G = unsafe extern "C" fn(f64, i32) -> f64;
+        let g = ee.get_function::<G>("grad").unwrap();
+        let t = ee.get_function::<G>("tangent").unwrap();
+        let x = 1.2f64;
+        for n in [0, 1, 3, 6] {
+            // d/dx sum_i x^(i+1) * (i+1)(i+2)/2
+            let want: f64 = (0..n).map(|i| (i + 1) as f64 * x.powi(i) * ((i + 1) * (i + 2)) as f64 / 2.0).sum();
+            assert_close(g.call(x, n), want, 1e-12);
+            assert_close(t.call(x, n), want, 1e-12);
+        }
+    });
 }
 
 #[test]
 fn no_marker_calls_leaves_module_valid() {
-    with_jit(
-        "define double @id(double %x) {\n ret double %x\n}\n",
-        |ee| unsafe {
-            assert_close(f1(ee, "id").call(2.0), 2.0, 0.0);
-        },
-    );
+    with_jit("define double @id(double %x) {\n ret double %x\n}\n", |ee| unsafe {
+        assert_close(f1(ee, "id").call(2.0), 2.0, 0.0);
+    });
 }

@@ -4,11 +4,7 @@
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // cargo runs us as `cargo-enzyme enzyme <args>`.
-    let args: Vec<&str> = args
-        .iter()
-        .map(String::as_str)
-        .skip_while(|a| *a == "enzyme")
-        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).skip_while(|a| *a == "enzyme").collect();
     match args.first().copied() {
         Some("--version") | Some("-V") => println!("cargo-enzyme {}", env!("CARGO_PKG_VERSION")),
         _ => {

@@ -156,14 +156,7 @@ const COMPILE_FLAGS_WITH_VALUE: &[&str] = &[
 ];
 
 /// Flags that take their value as the next argument and matter to both steps.
-const BOTH_FLAGS_WITH_VALUE: &[&str] = &[
-    "-target",
-    "--target",
-    "--sysroot",
-    "-arch",
-    "-B",
-    "--gcc-toolchain",
-];
+const BOTH_FLAGS_WITH_VALUE: &[&str] = &["-target", "--target", "--sysroot", "-arch", "-B", "--gcc-toolchain"];
 
 /// Flags that take their value as the next argument and only matter when linking.
 const LINK_FLAGS_WITH_VALUE: &[&str] = &["-Xlinker", "-u", "-T", "-z", "-e"];
@@ -189,17 +182,8 @@ const LINK_ONLY_FLAGS: &[&str] = &[
 
 /// Flags that make the whole invocation something clang does on its own.
 fn is_pass_through_flag(a: &str) -> bool {
-    matches!(
-        a,
-        "-E" | "-S"
-            | "-M"
-            | "-MM"
-            | "-fsyntax-only"
-            | "-dumpversion"
-            | "-dumpmachine"
-            | "--help"
-            | "-help"
-    ) || a.starts_with("-print-")
+    matches!(a, "-E" | "-S" | "-M" | "-MM" | "-fsyntax-only" | "-dumpversion" | "-dumpmachine" | "--help" | "-help")
+        || a.starts_with("-print-")
         || a.starts_with("--print-")
         || a == "-emit-llvm"
         || a == "-emit-ast"
@@ -214,10 +198,7 @@ fn kind_for(path: &str, forced: Option<&str>) -> InputKind {
             _ => InputKind::Source(lang.to_string()),
         };
     }
-    let ext = Path::new(path)
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("");
+    let ext = Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
     match ext {
         "c" => InputKind::Source("c".into()),
         "i" => InputKind::Source("cpp-output".into()),
@@ -240,16 +221,12 @@ pub fn expand_response_files(args: &[String]) -> Result<Vec<String>, DriverError
             match a.strip_prefix('@') {
                 Some(file) if !file.is_empty() && Path::new(file).is_file() => {
                     if depth > 16 {
-                        return Err(DriverError::Usage(format!(
-                            "response file `{file}` nests too deeply"
-                        )));
+                        return Err(DriverError::Usage(format!("response file `{file}` nests too deeply")));
                     }
-                    let text = std::fs::read_to_string(file).map_err(|e| {
-                        DriverError::Usage(format!("cannot read response file `{file}`: {e}"))
-                    })?;
-                    let words = shell_words::split(&text).map_err(|e| {
-                        DriverError::Usage(format!("cannot parse response file `{file}`: {e}"))
-                    })?;
+                    let text = std::fs::read_to_string(file)
+                        .map_err(|e| DriverError::Usage(format!("cannot read response file `{file}`: {e}")))?;
+                    let words = shell_words::split(&text)
+                        .map_err(|e| DriverError::Usage(format!("cannot parse response file `{file}`: {e}")))?;
                     expand(&words, depth + 1, out)?;
                 }
                 _ => out.push(a.clone()),
@@ -283,9 +260,7 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
     let mut forced_lang: Option<String> = None;
     let mut i = 0;
     let value = |i: usize, flag: &str| -> Result<String, DriverError> {
-        args.get(i + 1)
-            .cloned()
-            .ok_or_else(|| DriverError::Usage(format!("argument to `{flag}` is missing")))
+        args.get(i + 1).cloned().ok_or_else(|| DriverError::Usage(format!("argument to `{flag}` is missing")))
     };
     while i < args.len() {
         let a = args[i].as_str();
@@ -296,10 +271,7 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
                 kind_for(a, forced_lang.as_deref())
             };
             inv.link_items.push(LinkItem::Input(inv.inputs.len()));
-            inv.inputs.push(Input {
-                path: a.to_string(),
-                kind,
-            });
+            inv.inputs.push(Input { path: a.to_string(), kind });
             i += 1;
             continue;
         }
@@ -353,10 +325,7 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
                 inv.library_dirs.push(PathBuf::from(&a[2..]));
                 inv.link_items.push(LinkItem::Arg(a.into()));
             }
-            _ if a.starts_with("-Wl,")
-                || LINK_ONLY_FLAGS.contains(&a)
-                || a.starts_with("-fuse-ld=") =>
-            {
+            _ if a.starts_with("-Wl,") || LINK_ONLY_FLAGS.contains(&a) || a.starts_with("-fuse-ld=") => {
                 inv.link_items.push(LinkItem::Arg(a.into()));
             }
             _ if LINK_FLAGS_WITH_VALUE.contains(&a) => {
@@ -428,11 +397,7 @@ mod tests {
     use super::*;
 
     fn cl(s: &str) -> Invocation {
-        classify(
-            Language::C,
-            s.split_whitespace().map(String::from).collect(),
-        )
-        .unwrap()
+        classify(Language::C, s.split_whitespace().map(String::from).collect()).unwrap()
     }
 
     #[test]
@@ -475,10 +440,7 @@ mod tests {
         let l = cl("-x c foo.txt -x none bar.o");
         assert_eq!(l.inputs[0].kind, InputKind::Source("c".into()));
         assert_eq!(l.inputs[1].kind, InputKind::Object);
-        assert_eq!(
-            cl("-x assembler-with-cpp -c x.S").inputs[0].kind,
-            InputKind::Assembly("assembler-with-cpp".into())
-        );
+        assert_eq!(cl("-x assembler-with-cpp -c x.S").inputs[0].kind, InputKind::Assembly("assembler-with-cpp".into()));
     }
 
     #[test]

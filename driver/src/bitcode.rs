@@ -59,21 +59,15 @@ pub fn read_archive(path: &Path) -> Result<ArchiveContents, DriverError> {
     let data = std::fs::read(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
     let archive = object::read::archive::ArchiveFile::parse(&*data)
         .map_err(|e| bad(path, format!("not a valid static archive: {e}")))?;
-    let mut out = ArchiveContents {
-        bitcode: Vec::new(),
-        has_native: false,
-    };
+    let mut out = ArchiveContents { bitcode: Vec::new(), has_native: false };
     for m in archive.members() {
         let m = m.map_err(|e| bad(path, format!("corrupt archive member: {e}")))?;
-        let bytes = m
-            .data(&*data)
-            .map_err(|e| bad(path, format!("corrupt archive member: {e}")))?;
+        let bytes = m.data(&*data).map_err(|e| bad(path, format!("corrupt archive member: {e}")))?;
         let name = String::from_utf8_lossy(m.name()).into_owned();
         match object_kind(bytes) {
-            ObjectKind::Bitcode => out.bitcode.push(Member {
-                name: format!("{}({name})", path.display()),
-                bytes: bytes.to_vec(),
-            }),
+            ObjectKind::Bitcode => {
+                out.bitcode.push(Member { name: format!("{}({name})", path.display()), bytes: bytes.to_vec() })
+            }
             ObjectKind::Native => out.has_native = true,
             // Symbol tables and other bookkeeping members.
             ObjectKind::Unknown => {}
@@ -83,10 +77,7 @@ pub fn read_archive(path: &Path) -> Result<ArchiveContents, DriverError> {
 }
 
 fn bad(path: &Path, message: String) -> DriverError {
-    DriverError::BadInput {
-        path: path.to_path_buf(),
-        message,
-    }
+    DriverError::BadInput { path: path.to_path_buf(), message }
 }
 
 thread_local! {
@@ -108,9 +99,7 @@ extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, _: *mut c_void) {
 /// Routes LLVM's error diagnostics into our errors instead of LLVM's
 /// default handler, which prints and exits.
 pub fn capture_llvm_errors(ctx: &Context) {
-    unsafe {
-        LLVMContextSetDiagnosticHandler(ctx.raw(), Some(collect_diagnostic), std::ptr::null_mut())
-    };
+    unsafe { LLVMContextSetDiagnosticHandler(ctx.raw(), Some(collect_diagnostic), std::ptr::null_mut()) };
 }
 
 fn take_llvm_errors() -> String {
@@ -118,23 +107,12 @@ fn take_llvm_errors() -> String {
 }
 
 /// Parses bitcode bytes into a module.
-pub fn parse<'ctx>(
-    ctx: &'ctx Context,
-    bytes: &[u8],
-    name: &str,
-) -> Result<Module<'ctx>, DriverError> {
+pub fn parse<'ctx>(ctx: &'ctx Context, bytes: &[u8], name: &str) -> Result<Module<'ctx>, DriverError> {
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, name);
     Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| {
         let details = take_llvm_errors();
-        let msg = if details.is_empty() {
-            e.to_string()
-        } else {
-            details
-        };
-        DriverError::BadInput {
-            path: PathBuf::from(name),
-            message: format!("invalid LLVM bitcode: {msg}"),
-        }
+        let msg = if details.is_empty() { e.to_string() } else { details };
+        DriverError::BadInput { path: PathBuf::from(name), message: format!("invalid LLVM bitcode: {msg}") }
     })
 }
 
@@ -185,11 +163,7 @@ pub fn link<'ctx>(into: &Module<'ctx>, other: Module<'ctx>, name: &str) -> Resul
         let details = take_llvm_errors();
         DriverError::Llvm(format!(
             "linking the bitcode of {name} failed: {}",
-            if details.is_empty() {
-                e.to_string()
-            } else {
-                details
-            }
+            if details.is_empty() { e.to_string() } else { details }
         ))
     })
 }

@@ -31,12 +31,7 @@ use toolchain::Toolchain;
 
 /// Flags added to every compile step: objects carry bitcode (full LTO), and
 /// vectorisation and unrolling wait until after differentiation.
-pub const COMPILE_FLAGS: &[&str] = &[
-    "-flto",
-    "-fno-vectorize",
-    "-fno-slp-vectorize",
-    "-fno-unroll-loops",
-];
+pub const COMPILE_FLAGS: &[&str] = &["-flto", "-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops"];
 
 /// The program name users see in messages.
 pub fn program_name(language: Language) -> &'static str {
@@ -85,11 +80,7 @@ pub fn run(language: Language, args: Vec<String>) -> Result<i32, DriverError> {
     let tc = Toolchain::discover(language)?;
     match inv.action {
         Action::Version => {
-            println!(
-                "{} (enzyme-rs) {}",
-                program_name(language),
-                env!("CARGO_PKG_VERSION")
-            );
+            println!("{} (enzyme-rs) {}", program_name(language), env!("CARGO_PKG_VERSION"));
             println!("AD engine built on LLVM {}", toolchain::llvm_version());
             println!("clang: {}", tc.compiler.display());
             Ok(status(Command::new(&tc.compiler).arg("--version"))?)
@@ -111,10 +102,7 @@ pub fn run(language: Language, args: Vec<String>) -> Result<i32, DriverError> {
 fn compile_command(tc: &Toolchain, inv: &Invocation) -> Command {
     let mut cmd = Command::new(&tc.compiler);
     cmd.args(&inv.all_args);
-    let only_assembly = inv
-        .inputs
-        .iter()
-        .all(|i| matches!(i.kind, args::InputKind::Assembly(_)));
+    let only_assembly = inv.inputs.iter().all(|i| matches!(i.kind, args::InputKind::Assembly(_)));
     if !only_assembly {
         cmd.args(COMPILE_FLAGS);
     }
@@ -125,19 +113,13 @@ fn compile_command(tc: &Toolchain, inv: &Invocation) -> Command {
 /// Runs a command to completion and returns its exit code.
 pub(crate) fn status(cmd: &mut Command) -> Result<i32, DriverError> {
     let program = cmd.get_program().to_string_lossy().into_owned();
-    let st = cmd.status().map_err(|e| DriverError::Io {
-        context: format!("cannot run `{program}`"),
-        source: e,
-    })?;
+    let st = cmd.status().map_err(|e| DriverError::Io { context: format!("cannot run `{program}`"), source: e })?;
     Ok(st.code().unwrap_or(1))
 }
 
 /// Formats a command the way `-###` shows it.
 pub(crate) fn show(cmd: &Command) -> String {
     let mut parts = vec![format!("\"{}\"", cmd.get_program().to_string_lossy())];
-    parts.extend(
-        cmd.get_args()
-            .map(|a| format!("\"{}\"", a.to_string_lossy())),
-    );
+    parts.extend(cmd.get_args().map(|a| format!("\"{}\"", a.to_string_lossy())));
     format!(" {}", parts.join(" "))
 }

@@ -50,10 +50,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
     let tmp = tempfile::Builder::new()
         .prefix("enzyme-")
         .tempdir()
-        .map_err(|e| DriverError::Io {
-            context: "cannot create a temporary directory".into(),
-            source: e,
-        })?;
+        .map_err(|e| DriverError::Io { context: "cannot create a temporary directory".into(), source: e })?;
     let level = inv.opt_level.unwrap_or(OptLevel::O2);
     let g = gather(inv, tc, tmp.path())?;
 
@@ -91,10 +88,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
     }
     let code = status(&mut link_cmd)?;
     if code != 0 {
-        return Err(DriverError::ToolFailed {
-            tool: "the final link (clang)".into(),
-            code,
-        });
+        return Err(DriverError::ToolFailed { tool: "the final link (clang)".into(), code });
     }
     Ok(())
 }
@@ -128,9 +122,7 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                     InputKind::Assembly(lang) => {
                         let out = tmp.join(format!("input{k}.o"));
                         let mut cmd = Command::new(&tc.compiler);
-                        cmd.args(&inv.compile_flags)
-                            .args(["-c", "-x", lang, &input.path, "-o"])
-                            .arg(&out);
+                        cmd.args(&inv.compile_flags).args(["-c", "-x", lang, &input.path, "-o"]).arg(&out);
                         run_compile(&mut cmd, inv.dry_run)?;
                         g.final_args.push(out.display().to_string());
                     }
@@ -154,10 +146,7 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                     InputKind::Archive => {
                         let path = Path::new(&input.path);
                         if !path.is_file() {
-                            return Err(DriverError::BadInput {
-                                path: path.into(),
-                                message: "no such file".into(),
-                            });
+                            return Err(DriverError::BadInput { path: path.into(), message: "no such file".into() });
                         }
                         let contents = bitcode::read_archive(path)?;
                         if !contents.bitcode.is_empty() {
@@ -200,29 +189,21 @@ fn run_compile(cmd: &mut Command, dry_run: bool) -> Result<(), DriverError> {
     }
     let code = status(cmd)?;
     if code != 0 {
-        return Err(DriverError::ToolFailed {
-            tool: "compilation (clang)".into(),
-            code,
-        });
+        return Err(DriverError::ToolFailed { tool: "compilation (clang)".into(), code });
     }
     Ok(())
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, DriverError> {
-    std::fs::read(path).map_err(|e| DriverError::BadInput {
-        path: path.to_path_buf(),
-        message: format!("cannot read: {e}"),
-    })
+    std::fs::read(path)
+        .map_err(|e| DriverError::BadInput { path: path.to_path_buf(), message: format!("cannot read: {e}") })
 }
 
 /// A user's static archive for `-l<name>` in the `-L` directories, unless a
 /// shared library of that name comes first (as the linker would choose).
 fn find_static_archive(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
     if let Some(file) = name.strip_prefix(':') {
-        return dirs
-            .iter()
-            .map(|d| d.join(file))
-            .find(|p| p.is_file() && file.ends_with(".a"));
+        return dirs.iter().map(|d| d.join(file)).find(|p| p.is_file() && file.ends_with(".a"));
     }
     for d in dirs {
         if d.join(format!("lib{name}.so")).exists() {
@@ -265,10 +246,8 @@ fn merge<'ctx>(
     }
     loop {
         let (defined, undefined) = bitcode::symbols(&merged);
-        let needed = pending.iter().position(|(_, _, defs)| {
-            defs.iter()
-                .any(|d| undefined.contains(d) && !defined.contains(d))
-        });
+        let needed =
+            pending.iter().position(|(_, _, defs)| defs.iter().any(|d| undefined.contains(d) && !defined.contains(d)));
         let Some(k) = needed else { break };
         let (name, m, _) = pending.remove(k);
         if first {
@@ -282,12 +261,7 @@ fn merge<'ctx>(
 }
 
 /// Pre-AD pipeline, AD, post-AD pipeline, verification and code generation.
-fn differentiate(
-    module: &Module<'_>,
-    level: OptLevel,
-    inv: &Invocation,
-    out: &Path,
-) -> Result<(), DriverError> {
+fn differentiate(module: &Module<'_>, level: OptLevel, inv: &Invocation, out: &Path) -> Result<(), DriverError> {
     let program = program_name(inv.language);
     let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
     let tm = pipeline::target_machine(module, level)?;

@@ -10,9 +10,7 @@ use std::path::Path;
 
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
-};
+use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
 
 use crate::args::OptLevel;
@@ -54,17 +52,9 @@ const POST_AD_O0: &str = "function(sroa,early-cse)";
 pub fn target_machine(module: &Module<'_>, level: OptLevel) -> Result<TargetMachine, DriverError> {
     Target::initialize_native(&InitializationConfig::default()).map_err(DriverError::Llvm)?;
     let triple = module.get_triple();
-    let triple = if triple.as_str().to_bytes().is_empty() {
-        TargetMachine::get_default_triple()
-    } else {
-        triple
-    };
-    let target = Target::from_triple(&triple).map_err(|e| {
-        DriverError::Llvm(format!(
-            "no code generator for target `{}`: {e}",
-            triple_str(&triple)
-        ))
-    })?;
+    let triple = if triple.as_str().to_bytes().is_empty() { TargetMachine::get_default_triple() } else { triple };
+    let target = Target::from_triple(&triple)
+        .map_err(|e| DriverError::Llvm(format!("no code generator for target `{}`: {e}", triple_str(&triple))))?;
     let opt = match level {
         OptLevel::O0 => OptimizationLevel::None,
         OptLevel::O1 => OptimizationLevel::Less,
@@ -74,12 +64,7 @@ pub fn target_machine(module: &Module<'_>, level: OptLevel) -> Result<TargetMach
     // The CPU and features come from each function's attributes (set by clang from -march).
     target
         .create_target_machine(&triple, "", "", opt, RelocMode::PIC, CodeModel::Default)
-        .ok_or_else(|| {
-            DriverError::Llvm(format!(
-                "cannot create a target machine for `{}`",
-                triple_str(&triple)
-            ))
-        })
+        .ok_or_else(|| DriverError::Llvm(format!("cannot create a target machine for `{}`", triple_str(&triple))))
 }
 
 fn triple_str(t: &TargetTriple) -> String {
@@ -91,30 +76,16 @@ fn triple_str(t: &TargetTriple) -> String {
 /// 22 (checked: scalar code still came out vectorised), while these options
 /// do; they are read when the passes run, so each phase sets its own.
 fn set_vectorizers(enabled: bool) {
-    let flags = [
-        format!("-vectorize-slp={enabled}"),
-        format!("-vectorize-loops={enabled}"),
-    ];
+    let flags = [format!("-vectorize-slp={enabled}"), format!("-vectorize-loops={enabled}")];
     let owned: Vec<std::ffi::CString> = std::iter::once("enzyme-rs".to_string())
         .chain(flags)
         .map(|s| std::ffi::CString::new(s).expect("no NUL"))
         .collect();
     let argv: Vec<*const std::ffi::c_char> = owned.iter().map(|s| s.as_ptr()).collect();
-    unsafe {
-        llvm_sys::support::LLVMParseCommandLineOptions(
-            argv.len() as i32,
-            argv.as_ptr(),
-            std::ptr::null(),
-        )
-    };
+    unsafe { llvm_sys::support::LLVMParseCommandLineOptions(argv.len() as i32, argv.as_ptr(), std::ptr::null()) };
 }
 
-fn run(
-    module: &Module<'_>,
-    tm: &TargetMachine,
-    passes: &str,
-    pre_ad: bool,
-) -> Result<(), DriverError> {
+fn run(module: &Module<'_>, tm: &TargetMachine, passes: &str, pre_ad: bool) -> Result<(), DriverError> {
     if passes.is_empty() {
         return Ok(());
     }
@@ -136,11 +107,7 @@ pub fn pre_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Resul
 }
 
 /// The pipeline after differentiation.
-pub fn post_ad(
-    module: &Module<'_>,
-    tm: &TargetMachine,
-    level: OptLevel,
-) -> Result<(), DriverError> {
+pub fn post_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Result<(), DriverError> {
     match pipeline_text(level) {
         "" => run(module, tm, POST_AD_O0, false),
         p => run(module, tm, p, false),
@@ -148,11 +115,7 @@ pub fn post_ad(
 }
 
 /// Writes a native object file.
-pub fn emit_object(
-    module: &Module<'_>,
-    tm: &TargetMachine,
-    path: &Path,
-) -> Result<(), DriverError> {
+pub fn emit_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Result<(), DriverError> {
     tm.write_to_file(module, FileType::Object, path)
         .map_err(|e| DriverError::Llvm(format!("code generation failed: {e}")))
 }

@@ -21,10 +21,7 @@ pub fn render(diags: &[ad::Diagnostic], program: &str) -> String {
 fn render_one(d: &ad::Diagnostic) -> String {
     let source = d.location.as_ref().and_then(|l| {
         let text = std::fs::read_to_string(l.path()).ok()?;
-        let line = text
-            .lines()
-            .nth(l.line.checked_sub(1)? as usize)?
-            .to_string();
+        let line = text.lines().nth(l.line.checked_sub(1)? as usize)?.to_string();
         Some((l, line))
     });
     let mut notes: Vec<String> = Vec::new();
@@ -46,11 +43,7 @@ fn render_one(d: &ad::Diagnostic) -> String {
                 .unwrap_or(line.len())
                 .max(col + 1)
                 .min(line.len().max(col + 1));
-            let span = if line.is_empty() {
-                0..0
-            } else {
-                col..end.min(line.len())
-            };
+            let span = if line.is_empty() { 0..0 } else { col..end.min(line.len()) };
             group = group.element(
                 Snippet::source(line.as_str())
                     .line_start(loc.line as usize)
@@ -70,11 +63,10 @@ fn render_one(d: &ad::Diagnostic) -> String {
     if let Some(h) = &d.help {
         group = group.element(Level::HELP.message(h.as_str()));
     }
-    let renderer =
-        if anstream::AutoStream::choice(&std::io::stderr()) == anstream::ColorChoice::Never {
-            Renderer::plain()
-        } else {
-            Renderer::styled()
-        };
+    let renderer = if anstream::AutoStream::choice(&std::io::stderr()) == anstream::ColorChoice::Never {
+        Renderer::plain()
+    } else {
+        Renderer::styled()
+    };
     renderer.render(&[group]).to_string()
 }

@@ -39,10 +39,7 @@ impl Toolchain {
                 ),
             });
         };
-        Ok(Toolchain {
-            compiler,
-            include_dir: find_include_dir(),
-        })
+        Ok(Toolchain { compiler, include_dir: find_include_dir() })
     }
 
     /// Flags that make `#include <enzyme/enzyme.h>` work without `-I`.
