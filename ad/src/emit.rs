@@ -114,6 +114,26 @@ impl Emitter {
         unsafe { LLVMConstNull(t) }
     }
 
+    /// `p + offset` bytes.
+    pub fn byte_offset(&self, p: Value, offset: u64) -> Value {
+        if offset == 0 {
+            return p;
+        }
+        unsafe {
+            let i8t = LLVMInt8TypeInContext(self.ctx);
+            let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(self.ctx), offset, 0)];
+            LLVMBuildGEP2(self.b, i8t, p, idx.as_mut_ptr(), 1, EMPTY)
+        }
+    }
+
+    /// `memcpy(dst, src, size)` with a constant size.
+    pub fn memcpy(&self, dst: Value, src: Value, size: u64) {
+        unsafe {
+            let len = LLVMConstInt(LLVMInt64TypeInContext(self.ctx), size, 0);
+            LLVMBuildMemCpy(self.b, dst, 1, src, 1, len);
+        }
+    }
+
     /// Converts a float to another float width (or returns it unchanged).
     pub fn convert_float(&self, v: Value, to: Type) -> Value {
         let from = ir::type_of(v);

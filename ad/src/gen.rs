@@ -36,7 +36,7 @@ use crate::cfg::Cfg;
 use crate::classify::{classify, Kind};
 use crate::emit::{rule_operands, Emitter};
 use crate::ir::{self, Block, Type, Value};
-use crate::memory::{self, Memory, PtrStatus};
+use crate::memory::{self, CopyLayout, Elem, Memory, PtrStatus};
 use crate::prep::Prep;
 
 /// Differentiation mode.
@@ -595,6 +595,11 @@ impl<'g> Reverse<'g> {
                         let n = self.e.clone_instruction(i, &self.map);
                         self.map.insert(i, n);
                         self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.slots);
+                        // Copies: the pointers among the bytes copy their shadows along
+                        // (float bytes' shadows hold adjoints, handled in reverse).
+                        if let Kind::MemCpy = kind {
+                            self.copy_shadow_pointers(i);
+                        }
                         // Pointers stored into shadowed memory: their shadows go into the shadow.
                         if let Kind::Store = kind {
                             let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
@@ -699,6 +704,61 @@ impl<'g> Reverse<'g> {
         }
     }
 
+    /// Forward sweep of a copy between shadowed memory: shadow pointers
+    /// among the copied bytes are copied too.
+    fn copy_shadow_pointers(&mut self, i: Value) {
+        let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
+        if self.mem.status(dst) != PtrStatus::Shadowed || self.mem.status(src) != PtrStatus::Shadowed {
+            return;
+        }
+        let layout = memory::copy_layout(i, memory::data_layout(ir::parent_function(i))).expect("validated");
+        let (sd, ss) = (self.sh.of(dst), self.sh.of(src));
+        match layout {
+            CopyLayout::Uniform(Elem::Ptr) => {
+                let mut m = self.map.clone();
+                m.insert(dst, sd);
+                m.insert(src, ss);
+                self.e.clone_instruction(i, &m);
+            }
+            CopyLayout::Uniform(_) => {}
+            CopyLayout::Fields(fields) => {
+                for (off, size, elem) in fields {
+                    if elem == Elem::Ptr {
+                        let (d, s) = (self.e.byte_offset(sd, off), self.e.byte_offset(ss, off));
+                        self.e.memcpy(d, s, size);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reverse of a copy between shadowed memory: the adjoints of the copied
+    /// floats move from the destination's shadow to the source's.
+    fn move_copied_adjoints(&mut self, i: Value) {
+        let layout = memory::copy_layout(i, memory::data_layout(ir::parent_function(i))).expect("validated");
+        let (sd, ss) = (self.shadow(ir::operand(i, 0)), self.shadow(ir::operand(i, 1)));
+        let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
+        match layout {
+            CopyLayout::Uniform(elem @ (Elem::F32 | Elem::F64)) => {
+                let len = self.primal(ir::operand(i, 2));
+                let n = unsafe { LLVMBuildUDiv(self.e.b, len, LLVMConstInt(i64t, elem.size(), 0), EMPTY) };
+                let helper = adjoint_move_function(self.g.module, elem);
+                self.e.call(helper, &mut [sd, ss, n]);
+            }
+            CopyLayout::Uniform(_) => {}
+            CopyLayout::Fields(fields) => {
+                for (off, size, elem) in fields {
+                    if matches!(elem, Elem::F32 | Elem::F64) {
+                        let (d, s) = (self.e.byte_offset(sd, off), self.e.byte_offset(ss, off));
+                        let n = unsafe { LLVMConstInt(i64t, size / elem.size(), 0) };
+                        let helper = adjoint_move_function(self.g.module, elem);
+                        self.e.call(helper, &mut [d, s, n]);
+                    }
+                }
+            }
+        }
+    }
+
     /// Leaves the reverse of `b` for the reverse of its predecessor `pred`:
     /// phi adjoints flow along the edge, and crossing a loop's back edge or
     /// exit edge backwards starts the reverse of the previous instance.
@@ -782,6 +842,13 @@ impl<'g> Reverse<'g> {
                     let dv = self.e.load(t, sp);
                     self.e.store(self.e.zero(t), sp);
                     self.accumulate(v, dv);
+                }
+                return;
+            }
+            Kind::MemCpy => {
+                let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
+                if self.mem.status(dst) == PtrStatus::Shadowed && self.mem.status(src) == PtrStatus::Shadowed {
+                    self.move_copied_adjoints(i);
                 }
                 return;
             }
@@ -1099,6 +1166,78 @@ fn tape_grow_function(module: LLVMModuleRef) -> Value {
         LLVMBuildRet(b, nb);
         LLVMPositionBuilderAtEnd(b, done);
         LLVMBuildRet(b, buf);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
+
+/// `enzyme_rs.adjoint.move.f64(ptr dst, ptr src, i64 n)` (or `.f32`): the
+/// reverse of copying `n` floats from `src` to `dst`: `src̄ += dst̄`, then
+/// `dst̄ = 0`, element by element in the order that stays exact when the
+/// ranges overlap (`memmove`): downwards when `dst < src`, upwards otherwise.
+fn adjoint_move_function(module: LLVMModuleRef, elem: Elem) -> Value {
+    let name = if elem == Elem::F32 { "enzyme_rs.adjoint.move.f32" } else { "enzyme_rs.adjoint.move.f64" };
+    unsafe {
+        let cname = ir::cstring(name);
+        let f = LLVMGetNamedFunction(module, cname.as_ptr());
+        if !f.is_null() {
+            return f;
+        }
+        let ctx = LLVMGetModuleContext(module);
+        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        let ft = if elem == Elem::F32 { LLVMFloatTypeInContext(ctx) } else { LLVMDoubleTypeInContext(ctx) };
+        let fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), [ptr_t, ptr_t, i64t].as_mut_ptr(), 3, 0);
+        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let p = ir::params(f);
+        let (dst, src, n) = (p[0], p[1], p[2]);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
+        let (entry, check, down, up, body, done) =
+            (block(c"entry"), block(c"check"), block(c"down"), block(c"up"), block(c"body"), block(c"done"));
+        let zero = LLVMConstInt(i64t, 0, 0);
+        let one = LLVMConstInt(i64t, 1, 0);
+        LLVMPositionBuilderAtEnd(b, entry);
+        let same = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, dst, src, EMPTY);
+        let empty = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, n, zero, EMPTY);
+        let skip = LLVMBuildOr(b, same, empty, EMPTY);
+        LLVMBuildCondBr(b, skip, done, check);
+        LLVMPositionBuilderAtEnd(b, check);
+        let below = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, dst, src, EMPTY);
+        LLVMBuildCondBr(b, below, down, up);
+        // Walk k = first, first + step, ... for n elements.
+        LLVMPositionBuilderAtEnd(b, down);
+        let last = LLVMBuildSub(b, n, one, EMPTY);
+        LLVMBuildBr(b, body);
+        LLVMPositionBuilderAtEnd(b, up);
+        LLVMBuildBr(b, body);
+        LLVMPositionBuilderAtEnd(b, body);
+        let k = LLVMBuildPhi(b, i64t, c"k".as_ptr());
+        let left = LLVMBuildPhi(b, i64t, c"left".as_ptr());
+        let step = LLVMBuildPhi(b, i64t, c"step".as_ptr());
+        let mut idx = [k];
+        let pd = LLVMBuildGEP2(b, ft, dst, idx.as_mut_ptr(), 1, EMPTY);
+        let ps = LLVMBuildGEP2(b, ft, src, idx.as_mut_ptr(), 1, EMPTY);
+        let t = LLVMBuildLoad2(b, ft, pd, EMPTY);
+        LLVMBuildStore(b, LLVMConstNull(ft), pd);
+        let old = LLVMBuildLoad2(b, ft, ps, EMPTY);
+        let new = LLVMBuildFAdd(b, old, t, EMPTY);
+        LLVMBuildStore(b, new, ps);
+        let k2 = LLVMBuildAdd(b, k, step, EMPTY);
+        let left2 = LLVMBuildSub(b, left, one, EMPTY);
+        let more = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntNE, left2, zero, EMPTY);
+        LLVMBuildCondBr(b, more, body, done);
+        let minus_one = LLVMConstInt(i64t, u64::MAX, 1);
+        let mut kv = [last, zero, k2];
+        let mut lv = [n, n, left2];
+        let mut sv = [minus_one, one, step];
+        let mut from = [down, up, body];
+        LLVMAddIncoming(k, kv.as_mut_ptr(), from.as_mut_ptr(), 3);
+        LLVMAddIncoming(left, lv.as_mut_ptr(), from.as_mut_ptr(), 3);
+        LLVMAddIncoming(step, sv.as_mut_ptr(), from.as_mut_ptr(), 3);
+        LLVMPositionBuilderAtEnd(b, done);
+        LLVMBuildRetVoid(b);
         LLVMDisposeBuilder(b);
         f
     }

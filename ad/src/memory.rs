@@ -240,12 +240,17 @@ fn analyze_once(
                     match (d, s, mode) {
                         (PtrStatus::Constant, PtrStatus::Constant, _) => {}
                         (PtrStatus::Shadowed, PtrStatus::Shadowed, Mode::Forward) => {}
-                        (PtrStatus::Shadowed, PtrStatus::Shadowed, Mode::Reverse) => m.problem(
-                            i,
-                            "memory copy (`memcpy`/`memmove`) of differentiated memory in reverse mode".into(),
-                            "copying memory in reverse mode needs type analysis, which is not implemented yet; \
-                             copy the fields one by one",
-                        ),
+                        (PtrStatus::Shadowed, PtrStatus::Shadowed, Mode::Reverse) => {
+                            if copy_layout(i, data_layout(f)).is_none() {
+                                m.problem(
+                                    i,
+                                    "memory copy (`memcpy`/`memmove`) whose contents have no known type".into(),
+                                    "reverse mode must know which copied bytes are floats, and found neither TBAA \
+                                     metadata (compile with -O1 or higher) nor a typed stack slot; copy the values \
+                                     one by one",
+                                );
+                            }
+                        }
                         _ => m.problem(i, "memory copy between memory with and without a shadow".into(), DUP_HELP),
                     }
                 }
@@ -292,4 +297,228 @@ fn analyze_once(
         }
     }
     m
+}
+
+/// What a run of bytes copied by `memcpy`/`memmove` holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    /// `float`s: their adjoints move from the copy to the original.
+    F32,
+    /// `double`s: likewise.
+    F64,
+    /// Integers: no derivative.
+    Int,
+    /// Pointers: the shadow pointers are copied along.
+    Ptr,
+}
+
+impl Elem {
+    /// Size of one element in bytes.
+    pub fn size(self) -> u64 {
+        match self {
+            Elem::F32 | Elem::Int => 4,
+            Elem::F64 | Elem::Ptr => 8,
+        }
+    }
+}
+
+/// The layout of a copy: one element type throughout, or fields at offsets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CopyLayout {
+    /// The whole copy, whatever its length, holds one element type.
+    Uniform(Elem),
+    /// `(offset, size, element)` runs; bytes outside them hold nothing that
+    /// carries derivatives (padding).
+    Fields(Vec<(u64, u64, Elem)>),
+}
+
+/// The element type a TBAA access-type name stands for.
+fn tbaa_elem(name: &str) -> Option<Elem> {
+    Some(match name {
+        "double" => Elem::F64,
+        "float" => Elem::F32,
+        "any pointer" | "vtable pointer" => Elem::Ptr,
+        n if n.starts_with("p1 ") || n.starts_with("p2 ") || n.starts_with("p3 ") => Elem::Ptr,
+        "int" | "long" | "long long" | "short" | "_Bool" | "bool" | "char" | "signed char" | "unsigned char" => {
+            Elem::Int
+        }
+        n if n.starts_with("_ZTS") => return None,
+        _ => return None,
+    })
+}
+
+fn md_operands(md: Value) -> Vec<Value> {
+    unsafe {
+        let n = LLVMGetMDNodeNumOperands(md) as usize;
+        let mut out = vec![std::ptr::null_mut(); n];
+        LLVMGetMDNodeOperands(md, out.as_mut_ptr());
+        out
+    }
+}
+
+fn md_string(v: Value) -> Option<String> {
+    unsafe {
+        if v.is_null() {
+            return None;
+        }
+        let mut len = 0u32;
+        let p = LLVMGetMDString(v, &mut len);
+        (!p.is_null())
+            .then(|| String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned())
+    }
+}
+
+/// The access type of a TBAA tag `!{base, access, offset}`: `!{!"double", ...}`.
+fn tag_elem(tag: Value, field_context: bool) -> Option<Elem> {
+    let ops = md_operands(tag);
+    let access = *ops.get(1)?;
+    let name = md_string(*md_operands(access).first()?)?;
+    if name == "omnipotent char" {
+        // A `char` field is an integer; an untyped byte copy says nothing.
+        return field_context.then_some(Elem::Int);
+    }
+    tbaa_elem(&name)
+}
+
+fn metadata(i: Value, kind: &str) -> Option<Value> {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(i));
+        let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+        let md = LLVMGetMetadata(i, id);
+        (!md.is_null()).then_some(md)
+    }
+}
+
+/// What a `memcpy`/`memmove` copies, from the TBAA metadata clang attaches
+/// when optimising (`!tbaa` for a copy of one type, `!tbaa.struct` listing a
+/// struct's fields), or from the type of a stack slot it copies from or to.
+pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetDataRef) -> Option<CopyLayout> {
+    if let Some(tag) = metadata(i, "tbaa") {
+        return tag_elem(tag, false).map(CopyLayout::Uniform);
+    }
+    if let Some(st) = metadata(i, "tbaa.struct") {
+        let ops = md_operands(st);
+        let mut fields = Vec::new();
+        for triple in ops.chunks(3) {
+            let [off, size, tag] = triple else { return None };
+            let (off, size) = unsafe { (LLVMConstIntGetZExtValue(*off), LLVMConstIntGetZExtValue(*size)) };
+            fields.push((off, size, tag_elem(*tag, true)?));
+        }
+        return Some(CopyLayout::Fields(fields));
+    }
+    // How the function itself reads and writes the memory copied from and to.
+    let f = ir::parent_function(i);
+    let uses: Vec<Option<Elem>> = (0..2).map(|k| usage_elem(f, root_of(ir::operand(i, k)))).collect();
+    match (uses[0], uses[1]) {
+        (Some(a), Some(b)) if a == b => return Some(CopyLayout::Uniform(a)),
+        (Some(a), None) | (None, Some(a)) if a != Elem::Int => return Some(CopyLayout::Uniform(a)),
+        _ => {}
+    }
+    // No metadata (as at -O0): a stack slot's type tells.
+    for k in 0..2 {
+        let mut p = ir::operand(i, k);
+        unsafe {
+            while !LLVMIsAGetElementPtrInst(p).is_null() && all_zero_indices(p) {
+                p = LLVMGetOperand(p, 0);
+            }
+            if !LLVMIsAAllocaInst(p).is_null() {
+                let mut fields = Vec::new();
+                if flatten(LLVMGetAllocatedType(p), 0, module_layout, &mut fields) {
+                    return Some(CopyLayout::Fields(fields));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The base a pointer is computed from, through address arithmetic and casts.
+fn root_of(mut p: Value) -> Value {
+    unsafe {
+        loop {
+            if !LLVMIsAGetElementPtrInst(p).is_null()
+                || (!LLVMIsABitCastInst(p).is_null())
+                || (!LLVMIsAAddrSpaceCastInst(p).is_null())
+            {
+                p = LLVMGetOperand(p, 0);
+            } else {
+                return p;
+            }
+        }
+    }
+}
+
+/// The one scalar type `f` loads and stores through pointers based at
+/// `root`, if there is exactly one and it is a float or a pointer type.
+fn usage_elem(f: Value, root: Value) -> Option<Elem> {
+    let mut seen: Option<Elem> = None;
+    for b in ir::blocks(f) {
+        for i in ir::instructions(b) {
+            let (ptr, t) = match ir::opcode(i) {
+                LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+                LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+                _ => continue,
+            };
+            if root_of(ptr) != root {
+                continue;
+            }
+            let e = match ir::kind(t) {
+                llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
+                llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
+                llvm_sys::LLVMTypeKind::LLVMPointerTypeKind => Elem::Ptr,
+                _ => Elem::Int,
+            };
+            match seen {
+                None => seen = Some(e),
+                Some(s) if s == e => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    seen.filter(|e| *e != Elem::Int)
+}
+
+fn all_zero_indices(gep: Value) -> bool {
+    (1..ir::operand_count(gep)).all(|k| unsafe {
+        let idx = ir::operand(gep, k);
+        !LLVMIsAConstantInt(idx).is_null() && LLVMConstIntGetZExtValue(idx) == 0
+    })
+}
+
+/// Scalar fields of a type with their byte offsets.
+fn flatten(t: ir::Type, base: u64, td: llvm_sys::target::LLVMTargetDataRef, out: &mut Vec<(u64, u64, Elem)>) -> bool {
+    use llvm_sys::target::*;
+    use llvm_sys::LLVMTypeKind::*;
+    unsafe {
+        match ir::kind(t) {
+            LLVMDoubleTypeKind => out.push((base, 8, Elem::F64)),
+            LLVMFloatTypeKind => out.push((base, 4, Elem::F32)),
+            LLVMPointerTypeKind => out.push((base, 8, Elem::Ptr)),
+            LLVMIntegerTypeKind => out.push((base, LLVMABISizeOfType(td, t), Elem::Int)),
+            LLVMArrayTypeKind => {
+                let e = LLVMGetElementType(t);
+                let size = LLVMABISizeOfType(td, e);
+                for k in 0..LLVMGetArrayLength2(t) {
+                    if !flatten(e, base + k * size, td, out) {
+                        return false;
+                    }
+                }
+            }
+            LLVMStructTypeKind => {
+                for k in 0..LLVMCountStructElementTypes(t) {
+                    let off = LLVMOffsetOfElement(td, t, k);
+                    if !flatten(LLVMStructGetTypeAtIndex(t, k), base + off, td, out) {
+                        return false;
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The data layout of the module holding function `f`.
+pub(crate) fn data_layout(f: Value) -> llvm_sys::target::LLVMTargetDataRef {
+    unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)) }
 }
