@@ -8,7 +8,7 @@
 PREFIX ?= /usr/local
 CARGO ?= cargo
 LLVM_PREFIX = /usr/lib/llvm-22
-DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 libpolly-22-dev libzstd-dev cmake make
+DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 libpolly-22-dev libzstd-dev cmake make valgrind
 export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
 
 .PHONY: all deps build install demo test clean

@@ -27,8 +27,14 @@ one() {
     printf 'FAIL %s [%s]: build failed\n%s\n' "$name" "$config" "$log"
     return 1
   fi
-  if ! log=$("$exe" 2>&1); then
-    printf 'FAIL %s [%s]: wrong derivatives\n%s\n' "$name" "$config" "$log"
+  local runner=()
+  # One configuration also runs under valgrind: invalid accesses and leaks
+  # (tapes, shadow slots) fail the test.
+  if [ "$config" = "-O2 -g" ] && command -v valgrind >/dev/null; then
+    runner=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
+  fi
+  if ! log=$("${runner[@]}" "$exe" 2>&1); then
+    printf 'FAIL %s [%s]: wrong derivatives or memory errors\n%s\n' "$name" "$config" "$log"
     return 1
   fi
   printf 'ok   %s [%s]: %s\n' "$name" "$config" "$(echo "$log" | tail -n 1)"
