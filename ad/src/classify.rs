@@ -47,6 +47,15 @@ pub(crate) enum Kind {
     MemSet,
     /// `llvm.memcpy.*` / `llvm.memmove.*`.
     MemCpy,
+    /// A heap allocation (`malloc`, `calloc`, `operator new`): its shadow is
+    /// allocated alongside, zeroed, and freed once no longer needed.
+    Alloc(&'static Allocator),
+    /// A heap deallocation: the shadow is freed with it (forward mode) or
+    /// after the reverse sweep is done with it (reverse mode).
+    Free,
+    /// A library function with no effect on derivatives (`printf`, `strlen`, ...):
+    /// executed once, in the forward sweep.
+    LibCall,
     /// Outside what the engine can differentiate correctly.
     Unsupported {
         /// What the construct is, e.g. "memory access (`load`)".
@@ -185,6 +194,62 @@ pub(crate) fn classify(i: Value) -> Kind {
     }
 }
 
+/// A heap allocator and the function that frees what it returns.
+#[derive(Debug)]
+pub(crate) struct Allocator {
+    /// The allocating function.
+    pub name: &'static str,
+    /// Its deallocation function.
+    pub free: &'static str,
+    /// Whether the memory comes back zeroed (then the shadow needs no memset).
+    pub zeroed: bool,
+}
+
+/// Allocation functions, C and Itanium C++ ABI.
+pub(crate) static ALLOCATORS: &[Allocator] = &[
+    Allocator { name: "malloc", free: "free", zeroed: false },
+    Allocator { name: "calloc", free: "free", zeroed: true },
+    Allocator { name: "_Znwm", free: "_ZdlPv", zeroed: false },
+    Allocator { name: "_Znam", free: "_ZdaPv", zeroed: false },
+];
+
+/// Deallocation functions (the pointer is the first argument).
+const DEALLOCATORS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
+
+/// Library functions that neither produce floats nor write memory that
+/// could hold them: safe to execute as they are, once.
+const INACTIVE_LIBRARY: &[&str] = &[
+    "printf",
+    "fprintf",
+    "vprintf",
+    "vfprintf",
+    "puts",
+    "fputs",
+    "putchar",
+    "fputc",
+    "putc",
+    "fflush",
+    "fwrite",
+    "perror",
+    "strlen",
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "atoi",
+    "atol",
+    "getenv",
+    "time",
+    "clock",
+    "clock_gettime",
+    "gettimeofday",
+    "rand",
+    "srand",
+    "__errno_location",
+];
+
 /// Intrinsics that never carry a derivative.
 const INACTIVE_INTRINSICS: &[&str] = &[
     "llvm.dbg.",
@@ -251,6 +316,15 @@ fn classify_call(call: Value) -> Kind {
     if ir::is_declaration(callee) {
         if !touches_float && is_noreturn(call, callee) {
             return Kind::Inactive;
+        }
+        if let Some(a) = ALLOCATORS.iter().find(|a| a.name == name) {
+            return Kind::Alloc(a);
+        }
+        if DEALLOCATORS.contains(&name.as_str()) {
+            return Kind::Free;
+        }
+        if INACTIVE_LIBRARY.contains(&name.as_str()) && !contains_float(ret) {
+            return Kind::LibCall;
         }
         if ir::is_float(ret) {
             if let Some(r) = rules::for_callee(&name, ir::float_rank(ret)) {
@@ -374,11 +448,15 @@ pub(crate) fn check_function(
                     fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i))
                 }
                 Kind::Call(callee) => callees.push(callee),
-                Kind::Store | Kind::MemSet | Kind::MemCpy if role == Role::Nested => fail(
-                    format!("cannot differentiate `{shown}`: it writes memory and is called recursively"),
-                    "recursive functions that write memory are not supported yet",
-                    Some(i),
-                ),
+                Kind::Store | Kind::MemSet | Kind::MemCpy | Kind::Alloc(_) | Kind::Free | Kind::LibCall
+                    if role == Role::Nested =>
+                {
+                    fail(
+                        format!("cannot differentiate `{shown}`: it has side effects and is called recursively"),
+                        "recursive functions that write memory, allocate or call the C library are not supported yet",
+                        Some(i),
+                    )
+                }
                 _ => {}
             }
         }

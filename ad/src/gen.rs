@@ -239,6 +239,22 @@ impl Shadows {
                 }
                 Kind::Load => LLVMBuildLoad2(e.b, ir::type_of(i), self.of(ir::operand(i, 0)), c"shadow".as_ptr()),
                 Kind::Phi => LLVMBuildPhi(e.b, ir::type_of(i), c"shadow".as_ptr()),
+                Kind::Alloc(a) => {
+                    // The same allocation again, zeroed: the shadow.
+                    let s = e.clone_instruction(i, map);
+                    ir::set_name(s, "shadow");
+                    if !a.zeroed {
+                        let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+                        LLVMBuildMemSet(
+                            e.b,
+                            s,
+                            zero,
+                            map.get(&ir::operand(i, 0)).copied().unwrap_or(ir::operand(i, 0)),
+                            1,
+                        );
+                    }
+                    s
+                }
                 Kind::Select => {
                     let c = map[&ir::operand(i, 0)];
                     let a = self.of(ir::operand(i, 1));
@@ -413,6 +429,11 @@ impl<'g> Forward<'g> {
                 let mut m = self.map.clone();
                 m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
                 m.insert(ir::operand(i, 1), unsafe { LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0) });
+                self.e.clone_instruction(i, &m);
+            }
+            Kind::Free if shadowed(ir::operand(i, 0)) => {
+                let mut m = self.map.clone();
+                m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
                 self.e.clone_instruction(i, &m);
             }
             Kind::MemCpy if shadowed(ir::operand(i, 0)) => {
@@ -852,6 +873,15 @@ impl<'g> Reverse<'g> {
                 }
                 return;
             }
+            Kind::Alloc(a) => {
+                // Reverse of an allocation: every use of the shadow is behind us.
+                if self.sh.sh.contains_key(&i) {
+                    let s = self.shadow(i);
+                    let free = libc_function(self.g.module, a.free);
+                    self.e.call(free, &mut [s]);
+                }
+                return;
+            }
             Kind::MemSet => {
                 let p = ir::operand(i, 0);
                 if self.mem.status(p) == PtrStatus::Shadowed {
@@ -950,7 +980,10 @@ impl<'g> Reverse<'g> {
             | Kind::Alloca
             | Kind::PtrCast
             | Kind::MemSet
-            | Kind::MemCpy => {}
+            | Kind::MemCpy
+            | Kind::Alloc(_)
+            | Kind::Free
+            | Kind::LibCall => {}
             Kind::Unsupported { .. } => unreachable!("validated before generation"),
         }
     }
@@ -1091,7 +1124,8 @@ fn carries_adjoint(v: Value) -> bool {
     (ir::is_instruction(v) || ir::is_argument(v)) && ir::is_float(ir::type_of(v))
 }
 
-/// `realloc`, `free` or `abort`, declared in the module if needed.
+/// `realloc`, `free`, `abort` or a C++ `operator delete`, declared in the
+/// module if needed.
 fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
     unsafe {
         let cname = ir::cstring(name);
@@ -1105,7 +1139,7 @@ fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
         let i64t = LLVMInt64TypeInContext(ctx);
         let fty = match name {
             "realloc" => LLVMFunctionType(ptr_t, [ptr_t, i64t].as_mut_ptr(), 2, 0),
-            "free" => LLVMFunctionType(void_t, [ptr_t].as_mut_ptr(), 1, 0),
+            "free" | "_ZdlPv" | "_ZdaPv" => LLVMFunctionType(void_t, [ptr_t].as_mut_ptr(), 1, 0),
             "abort" => LLVMFunctionType(void_t, std::ptr::null_mut(), 0, 0),
             _ => unreachable!("only the tape's libc functions"),
         };

@@ -178,6 +178,14 @@ fn analyze_once(
                             ),
                         }
                     } else if ir::is_pointer(vt) {
+                        if is_heap(root_of(v), &kind_of) {
+                            m.problem(
+                                i,
+                                "store of a pointer to heap memory allocated in the differentiated code".into(),
+                                "heap memory that outlives the statement that stores its address is not supported yet; \
+                                 keep the pointer in a local variable",
+                            );
+                        }
                         let sv = if is_null_like(v) { PtrStatus::Constant } else { m.status(v) };
                         match (s, sv) {
                             (PtrStatus::Shadowed, PtrStatus::Shadowed) => {}
@@ -271,6 +279,18 @@ fn analyze_once(
                         }
                     }
                     m.ptr.insert(i, s);
+                }
+                Kind::Alloc(_) => {
+                    m.ptr.insert(i, PtrStatus::Shadowed);
+                }
+                Kind::Free => {
+                    if let PtrStatus::Unknown(why) = m.status(ops[0]) {
+                        m.problem(
+                            i,
+                            format!("freeing memory through a pointer that {why}"),
+                            "the engine cannot tell which shadow to free",
+                        );
+                    }
                 }
                 Kind::Call(_) => {
                     if ir::is_float(t) && (any_varied || ops.iter().any(|o| m.ptr.get(o) == Some(&PtrStatus::Shadowed)))
@@ -430,6 +450,11 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
         }
     }
     None
+}
+
+/// Whether a pointer base is a heap allocation of the differentiated code.
+fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
+    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_))
 }
 
 /// The base a pointer is computed from, through address arithmetic and casts.
