@@ -190,17 +190,62 @@ fn map_params(
 /// Shadows of pointer values, shared by both modes.
 struct Shadows {
     sh: HashMap<Value, Value>,
+    /// Shadow globals in use, per global.
+    globals: std::cell::RefCell<HashMap<Value, Value>>,
+    /// Builder parked in the derivative's first block: shadow globals are
+    /// zeroed there, so each derivative call starts from zero.
+    prologue: LLVMBuilderRef,
+    module: LLVMModuleRef,
 }
 
 impl Shadows {
+    fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, prologue: LLVMBuilderRef) -> Shadows {
+        Shadows { sh, globals: Default::default(), prologue, module }
+    }
+
     /// The shadow of a pointer operand: null stays null.
     fn of(&self, v: Value) -> Value {
         unsafe {
             if !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() {
                 return v;
             }
+            if let Some(s) = self.sh.get(&v) {
+                return *s;
+            }
+            if memory::constant_root(v).is_some() {
+                return self.constant_shadow(v);
+            }
         }
-        *self.sh.get(&v).unwrap_or_else(|| panic!("no shadow for {}", ir::print(v)))
+        panic!("no shadow for {}", ir::print(v))
+    }
+
+    /// The shadow of a global, or of constant address arithmetic on one.
+    unsafe fn constant_shadow(&self, v: Value) -> Value {
+        if !LLVMIsAGlobalVariable(v).is_null() {
+            if let Some(s) = self.globals.borrow().get(&v) {
+                return *s;
+            }
+            let t = LLVMGlobalGetValueType(v);
+            let name = ir::cstring(&format!("{}.enzyme.shadow", ir::name(v)));
+            let s = LLVMAddGlobal(self.module, t, name.as_ptr());
+            LLVMSetInitializer(s, LLVMConstNull(t));
+            LLVMSetLinkage(s, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+            LLVMSetAlignment(s, LLVMGetAlignment(v));
+            let ctx = LLVMGetModuleContext(self.module);
+            let zero = LLVMConstInt(LLVMInt8TypeInContext(ctx), 0, 0);
+            LLVMBuildMemSet(self.prologue, s, zero, LLVMSizeOf(t), 1);
+            self.globals.borrow_mut().insert(v, s);
+            return s;
+        }
+        let base = self.constant_shadow(LLVMGetOperand(v, 0));
+        match LLVMGetConstOpcode(v) {
+            llvm_sys::LLVMOpcode::LLVMGetElementPtr => {
+                let n = ir::operand_count(v);
+                let mut idx: Vec<Value> = (1..n).map(|k| ir::operand(v, k)).collect();
+                LLVMConstGEP2(LLVMGetGEPSourceElementType(v), base, idx.as_mut_ptr(), idx.len() as u32)
+            }
+            _ => base,
+        }
     }
 
     /// Creates the shadow of a pointer-valued instruction `i` (already cloned
@@ -300,11 +345,18 @@ impl<'g> Forward<'g> {
         let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
         let e = Emitter::new(g.module);
         let (map, tan, sh) = map_params(f, d, dup, Mode::Forward);
-        let mut s = Forward { g, e, cfg, mem, map, tan, sh: Shadows { sh } };
+        // A first block for the prologue (zeroing shadow globals), then the body.
+        let prologue_block = e.append_block(d, "prologue");
+        let prologue = unsafe { LLVMCreateBuilderInContext(e.ctx) };
+        let sh = Shadows::new(sh, g.module, prologue);
+        let mut s = Forward { g, e, cfg, mem, map, tan, sh };
         for b in s.cfg.order.clone() {
             let nb = s.e.append_block(d, "");
             s.map.insert(ir::block_value(b), ir::block_value(nb));
         }
+        s.e.at_end(prologue_block);
+        s.e.br(s.block(s.cfg.entry()));
+        unsafe { LLVMPositionBuilderBefore(prologue, ir::terminator(prologue_block)) };
         for b in s.cfg.order.clone() {
             s.e.at_end(s.block(b));
             for i in ir::instructions(b) {
@@ -312,6 +364,7 @@ impl<'g> Forward<'g> {
             }
         }
         s.fill_phis();
+        unsafe { LLVMDisposeBuilder(prologue) };
     }
 
     /// Phis get their incoming values once every block exists: values fed
@@ -530,6 +583,7 @@ impl<'g> Reverse<'g> {
         let slot_block = e.append_block(d, "slots");
         let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
         let (map, _, sh) = map_params(f, d, dup, Mode::Reverse);
+        let g_module = g.module;
         let mut r = Reverse {
             g,
             e,
@@ -538,7 +592,7 @@ impl<'g> Reverse<'g> {
             slots,
             slot_block,
             map,
-            sh: Shadows { sh },
+            sh: Shadows::new(sh, g_module, slots),
             fwd: HashMap::new(),
             rev: HashMap::new(),
             adj: HashMap::new(),

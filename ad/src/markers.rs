@@ -392,6 +392,16 @@ fn check_result_type(
         // `double __enzyme_autodiff(void*, ...)` called for its effect on shadows only.
         return Ok(());
     }
+    if produced == 0 && mode == Mode::Reverse {
+        return Err(at_call(
+            call,
+            format!("the result of this `{entry}` call is used, but there is no derivative to return"),
+        )
+        .with_help(
+            "no argument is an active float (`enzyme_out`): derivatives with respect to pointer arguments \
+             are added into their shadows; do not use the call's result",
+        ));
+    }
     if count_float_leaves(target) != Some(produced) {
         return Err(at_call(
             call,

@@ -12,6 +12,7 @@
 use std::collections::{HashMap, HashSet};
 
 use llvm_sys::core::*;
+use llvm_sys::target::LLVMGetModuleDataLayout;
 use llvm_sys::LLVMOpcode;
 
 use crate::cfg::Cfg;
@@ -55,8 +56,11 @@ impl Memory {
             // Not analysed (defined in a block reached only through a loop back edge).
             return PtrStatus::Unknown("defined later in a loop");
         }
-        // Globals, functions, null and constant expressions over them.
-        PtrStatus::Constant
+        // Globals and constant address arithmetic on them; functions, null.
+        match constant_root(v) {
+            Some(g) if shadowable_global(g) => PtrStatus::Shadowed,
+            _ => PtrStatus::Constant,
+        }
     }
 
     fn merge(&self, vals: impl Iterator<Item = Value>) -> PtrStatus {
@@ -546,4 +550,41 @@ fn flatten(t: ir::Type, base: u64, td: llvm_sys::target::LLVMTargetDataRef, out:
 /// The data layout of the module holding function `f`.
 pub(crate) fn data_layout(f: Value) -> llvm_sys::target::LLVMTargetDataRef {
     unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)) }
+}
+
+/// The global a constant pointer expression is based on (through constant
+/// `getelementptr` and casts), if any.
+pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
+    unsafe {
+        for _ in 0..16 {
+            if !LLVMIsAGlobalVariable(v).is_null() {
+                return Some(v);
+            }
+            if LLVMIsAConstantExpr(v).is_null() {
+                return None;
+            }
+            match LLVMGetConstOpcode(v) {
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+                    v = LLVMGetOperand(v, 0)
+                }
+                _ => return None,
+            }
+        }
+    }
+    None
+}
+
+/// A mutable global that holds floats (and possibly integers) but no
+/// pointers gets a shadow global; others are constant memory.
+pub(crate) fn shadowable_global(g: Value) -> bool {
+    unsafe {
+        if LLVMIsGlobalConstant(g) != 0 || LLVMIsDeclaration(g) != 0 {
+            return false;
+        }
+        let mut fields = Vec::new();
+        let td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(g));
+        flatten(LLVMGlobalGetValueType(g), 0, td, &mut fields)
+            && fields.iter().any(|(_, _, e)| matches!(e, Elem::F32 | Elem::F64))
+            && fields.iter().all(|(_, _, e)| *e != Elem::Ptr)
+    }
 }
