@@ -65,6 +65,7 @@ check "-shared library with derivatives inside" bash -c "
 check "-### prints the commands and runs nothing" bash -c "$CC -O2 -### main.c lib.c -o never -lm 2>&1 | grep -q 'link-time AD' && test ! -e never"
 check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'enzyme-rs' && $CC --version | grep -q 'LLVM 22'"
 check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
+check "-fenzyme-print-activity describes the analysis (and is not passed to clang)" bash -c "$CC -O2 -fenzyme-print-activity main.c lib.c -o app8 -lm 2>&1 | grep -q 'activity of .energy.' && ./app8"
 check "enzyme-c++ builds C++" bash -c "printf '%s\n' '#include <enzyme/enzyme.h>' '#include <cmath>' 'static double f(double x) { return std::exp(x) * x; }' 'int main() { double x = 0.3; return std::fabs(__enzyme_autodiff<double>((void *)f, x) - std::exp(x) * (1 + x)) > 1e-12; }' > t.cpp && ${ENZYME_CXX:-enzyme-c++} -O2 t.cpp -o cxx && ./cxx"
 echo "driver flags: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

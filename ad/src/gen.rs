@@ -55,6 +55,9 @@ type Key = (Mode, Value, Vec<bool>);
 pub(crate) struct Generator {
     pub module: LLVMModuleRef,
     pub prep: Prep,
+    /// Whether to describe the analysis of each derivative in `reports`.
+    pub report_activity: bool,
+    pub reports: Vec<String>,
     made: HashMap<Key, Value>,
     pending: Vec<(Key, Value)>,
 }
@@ -63,7 +66,14 @@ const EMPTY: *const std::ffi::c_char = c"".as_ptr();
 
 impl Generator {
     pub fn new(module: LLVMModuleRef) -> Generator {
-        Generator { module, prep: Prep::default(), made: HashMap::new(), pending: Vec::new() }
+        Generator {
+            module,
+            prep: Prep::default(),
+            report_activity: false,
+            reports: Vec::new(),
+            made: HashMap::new(),
+            pending: Vec::new(),
+        }
     }
 
     fn ctx(&self) -> LLVMContextRef {
@@ -116,11 +126,77 @@ impl Generator {
     /// they need in turn.
     pub fn run(&mut self) {
         while let Some(((mode, f, dup), d)) = self.pending.pop() {
+            if self.report_activity {
+                let report = self.describe(mode, f, &dup);
+                self.reports.push(report);
+            }
             match mode {
                 Mode::Forward => Forward::build(self, f, &dup, d),
                 Mode::Reverse => Reverse::build(self, f, &dup, d),
             }
         }
+    }
+
+    /// The analysis of one derivative, in words, instruction by instruction.
+    fn describe(&self, mode: Mode, f: Value, dup: &[bool]) -> String {
+        use std::fmt::Write;
+        let cfg = Cfg::new(f);
+        let mem = memory::analyze(f, &cfg, dup, mode, classify);
+        let name = crate::names::display_name(&ir::name(self.prep.original(f)));
+        let mut out = format!("activity of `{name}` ({mode:?} mode):\n");
+        for (k, p) in ir::params(f).into_iter().enumerate() {
+            let t = ir::type_of(p);
+            let what = if ir::is_pointer(t) {
+                if dup.get(k).copied().unwrap_or(false) {
+                    "pointer with shadow"
+                } else {
+                    "constant pointer"
+                }
+            } else if ir::is_float(t) {
+                "active float"
+            } else {
+                "integer: constant"
+            };
+            let shown = match ir::name(p) {
+                n if n.is_empty() => String::new(),
+                n => format!(" `{n}`"),
+            };
+            let _ = writeln!(out, "  parameter {}{shown}: {what}", k + 1);
+        }
+        for (n, l) in cfg.loops.iter().enumerate() {
+            let _ = writeln!(out, "  loop {n}: {} blocks, values needed in reverse go on a tape", l.blocks.len());
+        }
+        for b in &cfg.order {
+            for i in ir::instructions(*b) {
+                let t = ir::type_of(i);
+                let what = if ir::is_float(t) {
+                    if mem.varied.contains(&i) {
+                        "active"
+                    } else {
+                        "constant"
+                    }
+                } else if ir::is_pointer(t) {
+                    match mem.status(i) {
+                        PtrStatus::Shadowed => "pointer with shadow",
+                        PtrStatus::Constant => "constant pointer",
+                        PtrStatus::Unknown(_) => "pointer of unknown origin",
+                    }
+                } else {
+                    continue;
+                };
+                let text = ir::print(i);
+                let text = text.split(", !").next().unwrap_or(&text);
+                let _ = writeln!(out, "  {what:<26} {text}");
+            }
+            for i in ir::instructions(*b) {
+                if let Kind::MemCpy = classify(i) {
+                    let layout = memory::copy_layout(i, memory::data_layout(f));
+                    let _ =
+                        writeln!(out, "  copy layout {layout:?}: {}", ir::print(i).split(", !").next().unwrap_or(""));
+                }
+            }
+        }
+        out
     }
 
     /// Calls in derivative code call the user's functions, not the clones.

@@ -48,6 +48,16 @@ use crate::markers::{Activity, EntryPoint, MarkerCall};
 pub struct Summary {
     /// One line per rewritten call: mode, function and where it was called from.
     pub calls: Vec<String>,
+    /// Per generated derivative, what was found active, constant, shadowed
+    /// (filled when [`Options::report_activity`] is set).
+    pub activity: Vec<String>,
+}
+
+/// Options of [`differentiate_with`].
+#[derive(Debug, Default, Clone)]
+pub struct Options {
+    /// Describe the activity and pointer analysis of every differentiated function.
+    pub report_activity: bool,
 }
 
 /// Differentiates every `__enzyme_autodiff` / `__enzyme_fwddiff` call in the
@@ -56,11 +66,16 @@ pub struct Summary {
 /// On error the module may hold partially generated code and must not be
 /// emitted; every problem found is reported, not only the first.
 pub fn differentiate(module: &inkwell::module::Module<'_>) -> Result<Summary, Vec<Diagnostic>> {
-    differentiate_raw(module.as_mut_ptr())
+    differentiate_raw(module.as_mut_ptr(), &Options::default())
+}
+
+/// [`differentiate`] with options.
+pub fn differentiate_with(module: &inkwell::module::Module<'_>, options: &Options) -> Result<Summary, Vec<Diagnostic>> {
+    differentiate_raw(module.as_mut_ptr(), options)
 }
 
 /// [`differentiate`] on a raw LLVM module handle.
-pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnostic>> {
+pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Summary, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut plans: Vec<MarkerCall> = Vec::new();
     for (call, ep) in markers::find(module) {
@@ -79,6 +94,7 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
     }
 
     let mut gen = Generator::new(module);
+    gen.report_activity = options.report_activity;
     let mut checked: HashSet<(Value, Vec<bool>, Mode)> = HashSet::new();
     for plan in &plans {
         let clone = match gen.prep.ensure(module, plan.function) {
@@ -123,6 +139,7 @@ pub fn differentiate_raw(module: LLVMModuleRef) -> Result<Summary, Vec<Diagnosti
         targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask()));
     }
     gen.run();
+    summary.activity = std::mem::take(&mut gen.reports);
     for (plan, d) in plans.iter().zip(targets) {
         rewrite(module, plan, d);
         summary.calls.push(format!(

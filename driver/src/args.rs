@@ -124,6 +124,8 @@ pub struct Invocation {
     pub library_dirs: Vec<PathBuf>,
     /// The whole command line after `@file` expansion (for pass-through).
     pub all_args: Vec<String>,
+    /// `-fenzyme-print-activity`: describe the analysis of each differentiated function.
+    pub print_activity: bool,
 }
 
 /// Flags that take their value as the next argument and only matter when compiling.
@@ -252,7 +254,8 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
         compile_flags: Vec::new(),
         link_items: Vec::new(),
         library_dirs: Vec::new(),
-        all_args: args.clone(),
+        all_args: args.iter().filter(|a| !is_enzyme_flag(a)).cloned().collect(),
+        print_activity: false,
     };
     let mut compile_only = false;
     let mut pass_through = false;
@@ -276,6 +279,7 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
             continue;
         }
         match a {
+            "-fenzyme-print-activity" => inv.print_activity = true,
             "--version" => version = true,
             "-###" => inv.dry_run = true,
             "-c" => compile_only = true,
@@ -381,6 +385,11 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
         Action::Link
     };
     Ok(inv)
+}
+
+/// Our own flags, never passed to clang.
+fn is_enzyme_flag(a: &str) -> bool {
+    a == "-fenzyme-print-activity"
 }
 
 fn pass_through_or(a: &str, flag: &mut bool) -> bool {

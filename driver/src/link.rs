@@ -269,12 +269,16 @@ fn differentiate(module: &Module<'_>, level: OptLevel, inv: &Invocation, out: &P
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("before-ad.ll"));
     }
-    match ad::differentiate(module) {
+    let options = ad::Options { report_activity: inv.print_activity };
+    match ad::differentiate_with(module, &options) {
         Ok(summary) => {
             if inv.verbose {
                 for c in &summary.calls {
                     eprintln!("{program}: differentiated: {c}");
                 }
+            }
+            for report in &summary.activity {
+                eprint!("{report}");
             }
         }
         Err(diags) => {
