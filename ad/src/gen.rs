@@ -565,6 +565,14 @@ impl<'g> Forward<'g> {
                 m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
                 self.e.clone_instruction(i, &m);
             }
+            Kind::MemCpy if shadowed(ir::operand(i, 0)) && !shadowed(ir::operand(i, 1)) => {
+                // Constants copied in: their tangents are zero.
+                let len = self.val(ir::operand(i, 2));
+                unsafe {
+                    let zero = LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0);
+                    LLVMBuildMemSet(self.e.b, self.sh.of(ir::operand(i, 0)), zero, len, 1);
+                }
+            }
             Kind::MemCpy if shadowed(ir::operand(i, 0)) => {
                 let mut m = self.map.clone();
                 m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
@@ -998,8 +1006,18 @@ impl<'g> Reverse<'g> {
             }
             Kind::MemCpy => {
                 let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
-                if self.mem.status(dst) == PtrStatus::Shadowed && self.mem.status(src) == PtrStatus::Shadowed {
-                    self.move_copied_adjoints(i);
+                match (self.mem.status(dst), self.mem.status(src)) {
+                    (PtrStatus::Shadowed, PtrStatus::Shadowed) => self.move_copied_adjoints(i),
+                    (PtrStatus::Shadowed, _) => {
+                        // Constants were copied in: the adjoints of what they replaced are dropped.
+                        let sp = self.shadow(dst);
+                        let len = self.primal(ir::operand(i, 2));
+                        unsafe {
+                            let zero = LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0);
+                            LLVMBuildMemSet(self.e.b, sp, zero, len, 1);
+                        }
+                    }
+                    _ => {}
                 }
                 return;
             }

@@ -263,6 +263,9 @@ fn analyze_once(
                                 );
                             }
                         }
+                        (PtrStatus::Shadowed, PtrStatus::Constant, _) if copies_no_pointers(i) => {
+                            // Constant data into differentiated memory: like storing constants.
+                        }
                         _ => m.problem(i, "memory copy between memory with and without a shadow".into(), DUP_HELP),
                     }
                 }
@@ -586,5 +589,22 @@ pub(crate) fn shadowable_global(g: Value) -> bool {
         flatten(LLVMGlobalGetValueType(g), 0, td, &mut fields)
             && fields.iter().any(|(_, _, e)| matches!(e, Elem::F32 | Elem::F64))
             && fields.iter().all(|(_, _, e)| *e != Elem::Ptr)
+    }
+}
+
+/// Whether a copy certainly moves no pointers: its source is a global whose
+/// type holds none, or its layout says so.
+pub(crate) fn copies_no_pointers(i: Value) -> bool {
+    let td = data_layout(ir::parent_function(i));
+    if let Some(g) = constant_root(ir::operand(i, 1)) {
+        let mut fields = Vec::new();
+        if flatten(unsafe { LLVMGlobalGetValueType(g) }, 0, td, &mut fields) {
+            return fields.iter().all(|(_, _, e)| *e != Elem::Ptr);
+        }
+    }
+    match copy_layout(i, td) {
+        Some(CopyLayout::Uniform(e)) => e != Elem::Ptr,
+        Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e != Elem::Ptr),
+        None => false,
     }
 }
