@@ -97,7 +97,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     gen.report_activity = options.report_activity;
     let mut checked: HashSet<(Value, Vec<bool>, Mode)> = HashSet::new();
     for plan in &plans {
-        let clone = match gen.prep.ensure(module, plan.function) {
+        let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
             Err(e) => {
                 diags.push(markers::at_call(plan.call, e));
@@ -135,7 +135,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     let mut summary = Summary::default();
     let mut targets = Vec::new();
     for plan in &plans {
-        let clone = gen.prep.ensure(module, plan.function).expect("cloned above");
+        let clone = gen.prep.ensure(module, plan.function, &plan.known_functions()).expect("cloned above");
         targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask()));
     }
     gen.run();

@@ -51,6 +51,11 @@ pub(crate) struct MarkerCall {
 }
 
 impl MarkerCall {
+    /// For each parameter: the function passed for it, when one is.
+    pub fn known_functions(&self) -> Vec<Option<Value>> {
+        self.args.iter().map(|a| if a.shadow.is_none() { ir::strip_to_function(a.primal) } else { None }).collect()
+    }
+
     /// For each parameter: whether it is a pointer with a shadow.
     pub fn dup_mask(&self) -> Vec<bool> {
         ir::params(self.function)
@@ -267,6 +272,8 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         let activity = explicit.unwrap_or(match (mode, is_float, is_ptr) {
             (Mode::Reverse, true, _) => Activity::Active,
             (Mode::Forward, true, _) => Activity::Dup,
+            // A function passed for a pointer parameter: constant (its calls get differentiated).
+            (_, _, true) if ir::strip_to_function(primal).is_some() => Activity::Const,
             // As in Enzyme: pointers are duplicated unless marked constant.
             (_, _, true) => Activity::Dup,
             _ => Activity::Const,
@@ -280,6 +287,12 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         }
         match (mode, is_float, activity) {
             (_, _, Activity::Const) => {}
+            (_, false, Activity::Dup | Activity::DupNoNeed) if is_ptr && ir::strip_to_function(primal).is_some() => {
+                return Err(at_call(call, format!("`enzyme_dup` given for function argument {pname} of `{fname}`"))
+                    .with_help(
+                        "pass functions with `enzyme_const` (the default): calls through them are differentiated",
+                    ))
+            }
             (_, false, Activity::Dup | Activity::DupNoNeed) if is_ptr => {}
             (_, false, Activity::Active) if is_ptr => {
                 return Err(at_call(call, format!("`enzyme_out` given for pointer parameter {pname} of `{fname}`"))

@@ -32,35 +32,63 @@ const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instcombine<no-verify-fixpoin
 #[derive(Default)]
 pub(crate) struct Prep {
     clone_of: HashMap<Value, Value>,
+    /// Clones specialised for function arguments known at the call.
+    special: HashMap<(Value, Vec<Option<Value>>), Value>,
     original_of: HashMap<Value, Value>,
 }
 
 impl Prep {
     /// The simplified clone of `f`, made (with the clones of every module
-    /// function it calls, transitively) on first request.
-    pub fn ensure(&mut self, module: LLVMModuleRef, f: Value) -> Result<Value, String> {
-        if let Some(c) = self.clone_of.get(&f) {
+    /// function it calls, transitively) on first request. Parameters given a
+    /// function in `consts` are replaced by it in a clone of their own, so
+    /// calls through them become direct calls (the target is known).
+    pub fn ensure(&mut self, module: LLVMModuleRef, f: Value, consts: &[Option<Value>]) -> Result<Value, String> {
+        let specialized = consts.iter().any(Option::is_some);
+        let key = (f, consts.to_vec());
+        if let Some(c) = if specialized { self.special.get(&key) } else { self.clone_of.get(&f) } {
             return Ok(*c);
         }
-        let mut fresh = Vec::new();
-        let mut work = vec![f];
-        while let Some(g) = work.pop() {
-            if self.clone_of.contains_key(&g) {
-                continue;
+        let c = clone_function(module, f);
+        self.original_of.insert(c, f);
+        if specialized {
+            for (p, k) in ir::params(c).into_iter().zip(consts) {
+                if let Some(v) = k {
+                    unsafe { LLVMReplaceAllUsesWith(p, *v) };
+                }
             }
-            let c = clone_function(module, g);
-            self.clone_of.insert(g, c);
-            self.original_of.insert(c, g);
-            fresh.push(c);
+            self.special.insert(key, c);
+            // At -O0 the pointer goes through a stack slot: simplify now, so the
+            // calls are direct before callees are looked for.
+            run_pipeline(c)?;
+        } else {
+            self.clone_of.insert(f, c);
+        }
+        self.close_over(module, vec![c])?;
+        Ok(c)
+    }
+
+    /// Clones the module functions the fresh clones call (transitively),
+    /// points calls between clones at clones, inlines, and simplifies.
+    fn close_over(&mut self, module: LLVMModuleRef, mut fresh: Vec<Value>) -> Result<(), String> {
+        let mut work = fresh.clone();
+        while let Some(c) = work.pop() {
             for b in ir::blocks(c) {
                 for i in ir::instructions(b) {
-                    if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
-                        if let Some(callee) = ir::called_function(i) {
-                            if !ir::is_declaration(callee) && !self.original_of.contains_key(&callee) {
-                                work.push(callee);
-                            }
-                        }
+                    if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMCall {
+                        continue;
                     }
+                    let Some(callee) = ir::called_function(i) else { continue };
+                    if ir::is_declaration(callee)
+                        || self.original_of.contains_key(&callee)
+                        || self.clone_of.contains_key(&callee)
+                    {
+                        continue;
+                    }
+                    let cc = clone_function(module, callee);
+                    self.clone_of.insert(callee, cc);
+                    self.original_of.insert(cc, callee);
+                    fresh.push(cc);
+                    work.push(cc);
                 }
             }
         }
@@ -84,7 +112,7 @@ impl Prep {
         for c in &fresh {
             run_pipeline(*c)?;
         }
-        Ok(self.clone_of[&f])
+        Ok(())
     }
 
     /// The user's function a clone was made from (identity for other values).
@@ -98,6 +126,7 @@ impl Prep {
             unsafe { LLVMDeleteFunction(*c) };
         }
         self.clone_of.clear();
+        self.special.clear();
         self.original_of.clear();
     }
 }
