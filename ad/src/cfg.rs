@@ -33,6 +33,9 @@ pub struct Cfg {
     /// Cycles that are not natural loops (entered other than through one header):
     /// the block where the cycle is entered from outside.
     pub irreducible: Vec<Block>,
+    /// Blocks from which a `ret` can be reached. The others end the program
+    /// or unwind out of it (`throw`, `abort`): no derivative flows through them.
+    pub live: HashSet<Block>,
 }
 
 impl Cfg {
@@ -79,8 +82,23 @@ impl Cfg {
                 }
             }
         }
-        let mut cfg =
-            Cfg { order, preds, back_edges, loops: Vec::new(), innermost: HashMap::new(), irreducible: Vec::new() };
+        let mut live = HashSet::new();
+        let mut work: Vec<Block> =
+            order.iter().copied().filter(|b| ir::opcode(ir::terminator(*b)) == llvm_sys::LLVMOpcode::LLVMRet).collect();
+        while let Some(b) = work.pop() {
+            if live.insert(b) {
+                work.extend(preds[&b].iter().copied());
+            }
+        }
+        let mut cfg = Cfg {
+            order,
+            preds,
+            back_edges,
+            loops: Vec::new(),
+            innermost: HashMap::new(),
+            irreducible: Vec::new(),
+            live,
+        };
         cfg.find_loops();
         cfg
     }

@@ -442,6 +442,10 @@ pub(crate) fn check_function(
         }
     }
     for b in &cfg.order {
+        if !cfg.live.contains(b) {
+            // Paths that throw or end the program carry no derivative: they run as they are.
+            continue;
+        }
         for i in ir::instructions(*b) {
             match classify(i) {
                 Kind::Unsupported { what, help } => {

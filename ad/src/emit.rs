@@ -328,6 +328,13 @@ impl Emitter {
             crate::prep::remap_operands(n, map);
             // Derivative functions carry no debug info of their own.
             llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(n, std::ptr::null_mut());
+            // A call that was an `invoke` in the user's code may throw again.
+            let md = crate::prep::WAS_INVOKE;
+            let md_kind = LLVMGetMDKindIDInContext(self.ctx, md.as_ptr() as *const _, md.len() as u32);
+            if !LLVMGetMetadata(n, md_kind).is_null() {
+                LLVMRemoveCallSiteEnumAttribute(n, llvm_sys::LLVMAttributeFunctionIndex, ir::attr_kind("nounwind"));
+                LLVMSetMetadata(n, md_kind, std::ptr::null_mut());
+            }
             if !ir::is_void(ir::type_of(i)) {
                 ir::set_name(n, &ir::name(i));
             }

@@ -435,8 +435,13 @@ impl<'g> Forward<'g> {
         unsafe { LLVMPositionBuilderBefore(prologue, ir::terminator(prologue_block)) };
         for b in s.cfg.order.clone() {
             s.e.at_end(s.block(b));
+            let live = s.cfg.live.contains(&b);
             for i in ir::instructions(b) {
-                s.instruction(f, d, i);
+                if live {
+                    s.instruction(f, d, i);
+                } else {
+                    s.map_primal(i);
+                }
             }
         }
         s.fill_phis();
@@ -473,6 +478,17 @@ impl<'g> Forward<'g> {
 
     fn block(&self, b: Block) -> Block {
         unsafe { LLVMValueAsBasicBlock(self.map[&ir::block_value(b)]) }
+    }
+
+    /// A block that never returns (a `throw` path): the primal only.
+    fn map_primal(&mut self, i: Value) {
+        let n = if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI {
+            unsafe { LLVMBuildPhi(self.e.b, ir::type_of(i), EMPTY) }
+        } else {
+            self.g.remap_callee(i, &mut self.map);
+            self.e.clone_instruction(i, &self.map)
+        };
+        self.map.insert(i, n);
     }
 
     fn val(&self, v: Value) -> Value {
@@ -725,6 +741,19 @@ impl<'g> Reverse<'g> {
     fn forward_sweep(&mut self, seed: Option<Value>) {
         for b in self.cfg.order.clone() {
             self.e.at_end(self.fwd[&b]);
+            if !self.cfg.live.contains(&b) {
+                // Never returns (a `throw` path): the primal only, no reverse.
+                for i in ir::instructions(b) {
+                    let n = if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI {
+                        unsafe { LLVMBuildPhi(self.e.b, ir::type_of(i), EMPTY) }
+                    } else {
+                        self.g.remap_callee(i, &mut self.map);
+                        self.e.clone_instruction(i, &self.map)
+                    };
+                    self.map.insert(i, n);
+                }
+                continue;
+            }
             let mut selector_done = false;
             for i in ir::instructions(b) {
                 let is_phi = ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI;
@@ -831,6 +860,10 @@ impl<'g> Reverse<'g> {
     fn reverse_sweep(&mut self, f: Value, d: Value) {
         for b in self.cfg.order.clone().into_iter().rev() {
             self.e.at_end(self.rev[&b]);
+            if !self.cfg.live.contains(&b) {
+                unsafe { LLVMBuildUnreachable(self.e.b) };
+                continue;
+            }
             for i in ir::instructions(b).into_iter().rev() {
                 let op = ir::opcode(i);
                 if op == llvm_sys::LLVMOpcode::LLVMPHI || i == ir::terminator(b) {

@@ -58,6 +58,9 @@ pub struct Summary {
 pub struct Options {
     /// Describe the activity and pointer analysis of every differentiated function.
     pub report_activity: bool,
+    /// On failure, keep the preprocessed clones (`*.enzyme.prep`) in the
+    /// module, for debugging the engine; the module must not be emitted then.
+    pub keep_clones_on_error: bool,
 }
 
 /// Differentiates every `__enzyme_autodiff` / `__enzyme_fwddiff` call in the
@@ -128,7 +131,9 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         }
     }
     if !diags.is_empty() {
-        gen.prep.delete_all();
+        if !options.keep_clones_on_error {
+            gen.prep.delete_all();
+        }
         return Err(diags);
     }
 
@@ -194,7 +199,32 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value) {
         };
         args.push(seed);
     }
-    let r = e.call(d, &mut args);
+    let invoke = ir::opcode(plan.call) == llvm_sys::LLVMOpcode::LLVMInvoke;
+    let r = if invoke {
+        // Keep the user's unwind edge: an invoke of the derivative, with the
+        // result converted where the normal edge lands.
+        unsafe {
+            let normal = LLVMGetNormalDest(plan.call);
+            let r = LLVMBuildInvoke2(
+                e.b,
+                ir::function_type(d),
+                d,
+                args.as_mut_ptr(),
+                args.len() as u32,
+                normal,
+                LLVMGetUnwindDest(plan.call),
+                c"".as_ptr(),
+            );
+            let mut first = LLVMGetFirstInstruction(normal);
+            while ir::opcode(first) == llvm_sys::LLVMOpcode::LLVMPHI {
+                first = LLVMGetNextInstruction(first);
+            }
+            e.before(first);
+            r
+        }
+    } else {
+        e.call(d, &mut args)
+    };
     // What the caller gets back: the tangent of the result, or the adjoints of active arguments.
     let results: Vec<Value> = match plan.mode {
         Mode::Forward => {

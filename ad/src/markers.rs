@@ -182,10 +182,19 @@ fn entry_name(mode: Mode) -> &'static str {
 pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
     let entry = entry_name(mode);
     if ir::opcode(call) == llvm_sys::LLVMOpcode::LLVMInvoke {
-        return Err(at_call(call, format!("`{entry}` called where it may throw (an `invoke`) is not supported yet"))
-            .with_help(
-                "declare the entry point `noexcept` (C++) or call it outside try blocks / scopes with destructors",
-            ));
+        // Rewritten as an invoke of the derivative; the result is converted at
+        // the start of the normal destination, which must be entered only from here.
+        let normal = unsafe { LLVMGetNormalDest(call) };
+        let mut preds = 0;
+        let mut u = unsafe { LLVMGetFirstUse(ir::block_value(normal)) };
+        while !u.is_null() {
+            preds += 1;
+            u = unsafe { LLVMGetNextUse(u) };
+        }
+        if preds != 1 {
+            return Err(at_call(call, format!("`{entry}` called with `invoke` into a shared block is not supported"))
+                .with_help("declare the entry point `noexcept` (C++)"));
+        }
     }
     let n = ir::call_arg_count(call);
     let arg = |k: u32| ir::operand(call, k);

@@ -63,12 +63,28 @@ impl Memory {
         }
     }
 
-    fn merge(&self, vals: impl Iterator<Item = Value>) -> PtrStatus {
+    /// The status of an operand, or `None` while it is an instruction not
+    /// analysed yet (fed back by a loop).
+    fn known(&self, v: Value) -> Option<PtrStatus> {
+        if (ir::is_instruction(v) || ir::is_argument(v)) && !self.ptr.contains_key(&v) {
+            return None;
+        }
+        Some(self.status(v))
+    }
+
+    /// The status of a phi or select: `None` while it depends only on nulls
+    /// and values not analysed yet (the fixpoint settles it later).
+    fn merge(&self, vals: impl Iterator<Item = Value>) -> Option<PtrStatus> {
         let mut out: Option<PtrStatus> = None;
+        let mut pending = false;
         for v in vals {
-            if is_null_like(v) || ((ir::is_instruction(v) || ir::is_argument(v)) && !self.ptr.contains_key(&v)) {
-                // Null fits anything; a value not analysed yet (fed back by a loop)
-                // is settled by the fixpoint.
+            if is_null_like(v) {
+                // Null fits anything.
+                continue;
+            }
+            if (ir::is_instruction(v) || ir::is_argument(v)) && !self.ptr.contains_key(&v) {
+                // Not analysed yet (fed back by a loop): settled by the fixpoint.
+                pending = true;
                 continue;
             }
             let s = self.status(v);
@@ -79,7 +95,11 @@ impl Memory {
                 _ => Some(PtrStatus::Unknown("may or may not point to differentiated memory")),
             };
         }
-        out.unwrap_or(PtrStatus::Constant)
+        match (out, pending) {
+            (Some(s), _) => Some(s),
+            (None, false) => Some(PtrStatus::Constant),
+            (None, true) => None,
+        }
     }
 
     fn problem(&mut self, i: Value, what: String, help: &'static str) {
@@ -95,16 +115,33 @@ pub(crate) fn analyze(f: Value, cfg: &Cfg, dup: &[bool], mode: Mode, kind_of: im
     // Loop-carried values (phis fed by a latch) need a fixpoint: iterate until
     // nothing changes; only the last pass's problems count.
     let mut prev: Option<Memory> = None;
-    for _ in 0..8 {
+    for _ in 0..16 {
         let m = analyze_once(f, cfg, dup, mode, &kind_of, prev.as_ref());
-        if let Some(p) = &prev {
-            if p.ptr == m.ptr && p.varied == m.varied {
-                return m;
+        let stable = prev.as_ref().is_some_and(|p| p.ptr == m.ptr && p.varied == m.varied);
+        prev = Some(m);
+        if stable {
+            break;
+        }
+    }
+    let mut m = prev.expect("ran at least once");
+    // Pointers still pending are fed by no shadowed or unknown source (a cycle
+    // starting from null): constant. One more pass with them settled.
+    let mut settled = false;
+    for b in &cfg.order {
+        if !cfg.live.contains(b) {
+            continue;
+        }
+        for i in ir::instructions(*b) {
+            if ir::is_pointer(ir::type_of(i)) && !m.ptr.contains_key(&i) {
+                m.ptr.insert(i, PtrStatus::Constant);
+                settled = true;
             }
         }
-        prev = Some(m);
     }
-    prev.expect("ran at least once")
+    if settled {
+        m = analyze_once(f, cfg, dup, mode, &kind_of, Some(&m));
+    }
+    m
 }
 
 fn analyze_once(
@@ -131,6 +168,10 @@ fn analyze_once(
         }
     }
     for b in &cfg.order {
+        if !cfg.live.contains(b) {
+            // No derivative flows through paths that never return.
+            continue;
+        }
         for i in ir::instructions(*b) {
             let t = ir::type_of(i);
             let kind = kind_of(i);
@@ -153,7 +194,9 @@ fn analyze_once(
                             ),
                         }
                     } else if ir::is_pointer(t) {
-                        m.ptr.insert(i, s);
+                        if m.known(p).is_some() {
+                            m.ptr.insert(i, s);
+                        }
                     } else if contains_float(t) {
                         m.problem(
                             i,
@@ -182,12 +225,13 @@ fn analyze_once(
                             ),
                         }
                     } else if ir::is_pointer(vt) {
-                        if is_heap(root_of(v), &kind_of) {
+                        if is_heap(root_of(v), &kind_of) && !is_local(root_of(p), &kind_of) {
                             m.problem(
                                 i,
-                                "store of a pointer to heap memory allocated in the differentiated code".into(),
-                                "heap memory that outlives the statement that stores its address is not supported yet; \
-                                 keep the pointer in a local variable",
+                                "store of a pointer to heap memory allocated in the differentiated code into memory \
+                                 the caller can see"
+                                    .into(),
+                                "heap memory that outlives the differentiated function is not supported yet",
                             );
                         }
                         let sv = if is_null_like(v) { PtrStatus::Constant } else { m.status(v) };
@@ -216,8 +260,10 @@ fn analyze_once(
                     }
                 }
                 Kind::Gep | Kind::PtrCast => {
-                    let s = m.status(ops[0]);
-                    m.ptr.insert(i, s);
+                    // From a pointer not analysed yet: pending, like it.
+                    if let Some(s) = m.known(ops[0]) {
+                        m.ptr.insert(i, s);
+                    }
                 }
                 Kind::Alloca => {
                     let count = ops[0];
@@ -275,7 +321,7 @@ fn analyze_once(
                     } else {
                         vec![ops[1], ops[2]]
                     };
-                    let s = m.merge(vals.into_iter());
+                    let Some(s) = m.merge(vals.into_iter()) else { continue };
                     if let PtrStatus::Unknown(why) = s {
                         if why == "may or may not point to differentiated memory" {
                             m.problem(
@@ -462,6 +508,12 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
 /// Whether a pointer base is a heap allocation of the differentiated code.
 fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
     ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_))
+}
+
+/// Whether a pointer base is memory of the differentiated code itself (a
+/// stack slot or a heap allocation), which the caller cannot see.
+fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
+    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Alloca)
 }
 
 /// The base a pointer is computed from, through address arithmetic and casts.

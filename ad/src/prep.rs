@@ -74,7 +74,7 @@ impl Prep {
         while let Some(c) = work.pop() {
             for b in ir::blocks(c) {
                 for i in ir::instructions(b) {
-                    if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMCall {
+                    if !is_call_or_invoke(i) {
                         continue;
                     }
                     let Some(callee) = ir::called_function(i) else { continue };
@@ -96,7 +96,7 @@ impl Prep {
         for c in &fresh {
             for b in ir::blocks(*c) {
                 for i in ir::instructions(b) {
-                    if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
+                    if is_call_or_invoke(i) {
                         if let Some(callee) = ir::called_function(i) {
                             if let Some(cc) = self.clone_of.get(&callee) {
                                 unsafe { LLVMSetOperand(i, ir::operand_count(i) - 1, *cc) };
@@ -187,6 +187,10 @@ fn clone_function(module: LLVMModuleRef, f: Value) -> Value {
         let name = ir::cstring(&format!("{}{}", ir::name(f), CLONE_SUFFIX));
         let c = LLVMAddFunction(module, name.as_ptr(), ir::function_type(f));
         LLVMSetLinkage(c, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        if LLVMHasPersonalityFn(f) != 0 {
+            // Landing pads need it; passes crash on a function without one.
+            LLVMSetPersonalityFn(c, LLVMGetPersonalityFn(f));
+        }
         let mut map: HashMap<Value, Value> = HashMap::new();
         for (p, q) in ir::params(f).into_iter().zip(ir::params(c)) {
             map.insert(p, q);
@@ -231,7 +235,42 @@ fn clone_function(module: LLVMModuleRef, f: Value) -> Value {
             }
         }
         LLVMDisposeBuilder(builder);
+        drop_unwind_edges(c);
         c
+    }
+}
+
+/// Calls and invokes: both name a callee as their last operand.
+fn is_call_or_invoke(i: Value) -> bool {
+    matches!(ir::opcode(i), llvm_sys::LLVMOpcode::LLVMCall | llvm_sys::LLVMOpcode::LLVMInvoke)
+}
+
+/// Metadata kind marking calls that were `invoke`s in the user's code.
+pub(crate) const WAS_INVOKE: &str = "enzyme_rs.was_invoke";
+
+/// Exceptions inside differentiated code: every `invoke` in a clone is
+/// marked `nounwind` (and tagged), so SimplifyCFG turns it into a call and
+/// removes the landing pads and cleanups. Derivatives then contain plain
+/// calls; `emit::clone_instruction` takes the `nounwind` off the tagged ones,
+/// so an exception still unwinds out of a derivative (skipping cleanups in
+/// the derivative code) instead of being undefined behaviour.
+fn drop_unwind_edges(c: Value) {
+    let kind = ir::attr_kind("nounwind");
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(c));
+        let md_kind = LLVMGetMDKindIDInContext(ctx, WAS_INVOKE.as_ptr() as *const _, WAS_INVOKE.len() as u32);
+        let empty = LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
+        for b in ir::blocks(c) {
+            let t = ir::terminator(b);
+            if !t.is_null() && ir::opcode(t) == llvm_sys::LLVMOpcode::LLVMInvoke {
+                LLVMAddCallSiteAttribute(
+                    t,
+                    llvm_sys::LLVMAttributeFunctionIndex,
+                    LLVMCreateEnumAttribute(ctx, kind, 0),
+                );
+                LLVMSetMetadata(t, md_kind, LLVMMetadataAsValue(ctx, empty));
+            }
+        }
     }
 }
 

@@ -269,7 +269,7 @@ fn differentiate(module: &Module<'_>, level: OptLevel, inv: &Invocation, out: &P
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("before-ad.ll"));
     }
-    let options = ad::Options { report_activity: inv.print_activity };
+    let options = ad::Options { report_activity: inv.print_activity, keep_clones_on_error: dump.is_some() };
     match ad::differentiate_with(module, &options) {
         Ok(summary) => {
             if inv.verbose {
@@ -282,6 +282,9 @@ fn differentiate(module: &Module<'_>, level: OptLevel, inv: &Invocation, out: &P
             }
         }
         Err(diags) => {
+            if let Some(d) = &dump {
+                let _ = module.print_to_file(d.join("failed-ad.ll"));
+            }
             anstream::eprint!("{}", report::render(&diags, program));
             return Err(DriverError::Differentiation(diags.len()));
         }
