@@ -1176,12 +1176,31 @@ impl<'g> Reverse<'g> {
     /// at the end of their block: in a stack slot outside loops, on a tape
     /// indexed by the loop instance inside a loop.
     fn fetch(&mut self, n: Value) -> Value {
+        self.fetch_at_depth(n, 0)
+    }
+
+    fn fetch_at_depth(&mut self, n: Value, depth: u32) -> Value {
         if !ir::is_instruction(n) || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(n)) {
             return n;
         }
         let here = self.e.current_block();
         if let Some(x) = self.loaded.get(&(here, n)) {
             return *x;
+        }
+        if depth < 6 && recomputable(n) {
+            // Cheaper to compute again from its operands than to keep on a tape.
+            let ops: Vec<Value> =
+                (0..ir::operand_count(n)).map(|k| self.fetch_at_depth(ir::operand(n, k), depth + 1)).collect();
+            let x = unsafe {
+                let x = LLVMInstructionClone(n);
+                LLVMInsertIntoBuilder(self.e.b, x);
+                for (k, o) in ops.into_iter().enumerate() {
+                    LLVMSetOperand(x, k as u32, o);
+                }
+                x
+            };
+            self.loaded.insert((here, n), x);
+            return x;
         }
         let t = ir::type_of(n);
         let block = self.prep_block[&ir::parent_block(n)];
@@ -1298,6 +1317,32 @@ impl<'g> Reverse<'g> {
         let new = self.e.fadd(old, delta);
         self.e.store(new, slot);
     }
+}
+
+/// Pure integer and address arithmetic: recomputed in the reverse sweep from
+/// its (fetched) operands instead of being saved.
+fn recomputable(n: Value) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    let t = ir::type_of(n);
+    let scalar = ir::is_int(t) || ir::is_pointer(t);
+    scalar
+        && matches!(
+            ir::opcode(n),
+            LLVMGetElementPtr
+                | LLVMBitCast
+                | LLVMAddrSpaceCast
+                | LLVMAdd
+                | LLVMSub
+                | LLVMMul
+                | LLVMShl
+                | LLVMAnd
+                | LLVMOr
+                | LLVMXor
+                | LLVMZExt
+                | LLVMSExt
+                | LLVMTrunc
+                | LLVMICmp
+        )
 }
 
 /// Only float instructions and arguments have adjoints; constants do not.
