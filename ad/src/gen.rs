@@ -673,6 +673,8 @@ struct Reverse<'g> {
     tapes: Vec<Value>,
     /// Instance numbers already loaded in a reverse block.
     loaded_instance: HashMap<(Block, usize), Value>,
+    /// The function writes no memory its caller can see.
+    inputs_unchanged: bool,
 }
 
 impl<'g> Reverse<'g> {
@@ -705,7 +707,9 @@ impl<'g> Reverse<'g> {
             instance: HashMap::new(),
             tapes: Vec::new(),
             loaded_instance: HashMap::new(),
+            inputs_unchanged: false,
         };
+        r.inputs_unchanged = memory::writes_only_local_memory(f, &r.cfg, classify);
         for b in r.cfg.order.clone() {
             let fb = r.e.append_block(d, "fwd");
             r.fwd.insert(b, fb);
@@ -1187,7 +1191,7 @@ impl<'g> Reverse<'g> {
         if let Some(x) = self.loaded.get(&(here, n)) {
             return *x;
         }
-        if depth < 6 && recomputable(n) {
+        if depth < 6 && (recomputable(n) || self.rereadable(n)) {
             // Cheaper to compute again from its operands than to keep on a tape.
             let ops: Vec<Value> =
                 (0..ir::operand_count(n)).map(|k| self.fetch_at_depth(ir::operand(n, k), depth + 1)).collect();
@@ -1236,6 +1240,16 @@ impl<'g> Reverse<'g> {
         };
         self.loaded.insert((here, n), x);
         x
+    }
+
+    /// A load from the caller's memory (an argument's or a global's) when the
+    /// function writes none: the value is still there in the reverse sweep.
+    fn rereadable(&self, n: Value) -> bool {
+        if !self.inputs_unchanged || ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMLoad {
+            return false;
+        }
+        let root = memory::root_of(ir::operand(n, 0));
+        unsafe { ir::is_argument(root) || !LLVMIsAGlobalVariable(root).is_null() }
     }
 
     /// The instance of loop `l` being reversed, loaded once per reverse block.

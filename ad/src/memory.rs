@@ -517,7 +517,7 @@ fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
 }
 
 /// The base a pointer is computed from, through address arithmetic and casts.
-fn root_of(mut p: Value) -> Value {
+pub(crate) fn root_of(mut p: Value) -> Value {
     unsafe {
         loop {
             if !LLVMIsAGetElementPtrInst(p).is_null()
@@ -659,4 +659,28 @@ pub(crate) fn copies_no_pointers(i: Value) -> bool {
         Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e != Elem::Ptr),
         None => false,
     }
+}
+
+/// Whether `f` writes no memory its caller can see (only its own stack slots
+/// and heap blocks): then its inputs do not change while it runs, and loads
+/// from them can be repeated instead of saved.
+pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Value) -> Kind) -> bool {
+    for b in &cfg.order {
+        if !cfg.live.contains(b) {
+            continue;
+        }
+        for i in ir::instructions(*b) {
+            let dst = match kind_of(i) {
+                Kind::Store => ir::operand(i, 1),
+                Kind::MemSet | Kind::MemCpy => ir::operand(i, 0),
+                Kind::LibCall | Kind::Call(_) => return false,
+                _ => continue,
+            };
+            if !is_local(root_of(dst), &kind_of) {
+                return false;
+            }
+        }
+    }
+    let _ = f;
+    true
 }
