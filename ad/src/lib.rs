@@ -157,6 +157,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         ));
     }
     gen.prep.delete_all();
+    remove_type_hints(module);
     define_leftover_markers(module);
     Ok(summary)
 }
@@ -320,6 +321,39 @@ fn build_aggregate(e: &Emitter, t: Type, vals: &mut impl Iterator<Item = Value>)
         }
         agg
     }
+}
+
+/// Calls of the type hints (`__enzyme_double(p)`, ...) have served the
+/// analyses; they are removed so the program links without them.
+fn remove_type_hints(module: LLVMModuleRef) {
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            if memory::type_hint(&ir::name(f)).is_some() {
+                for u in uses_of(f) {
+                    if !LLVMIsACallInst(u).is_null() {
+                        if !ir::is_void(ir::type_of(u)) {
+                            LLVMReplaceAllUsesWith(u, LLVMGetPoison(ir::type_of(u)));
+                        }
+                        LLVMInstructionEraseFromParent(u);
+                    }
+                }
+            }
+            f = LLVMGetNextFunction(f);
+        }
+    }
+}
+
+fn uses_of(v: Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            out.push(LLVMGetUser(u));
+            u = LLVMGetNextUse(u);
+        }
+    }
+    out
 }
 
 /// Marker globals (`enzyme_dup`, ...) that are only declared get a weak

@@ -303,9 +303,9 @@ fn analyze_once(
                                 m.problem(
                                     i,
                                     "memory copy (`memcpy`/`memmove`) whose contents have no known type".into(),
-                                    "reverse mode must know which copied bytes are floats, and found neither TBAA \
-                                     metadata (compile with -O1 or higher) nor a typed stack slot; copy the values \
-                                     one by one",
+                                    "reverse mode must know which copied bytes are floats; say what the memory holds \
+                                     with `__enzyme_double(ptr)` (or `__enzyme_float`, `__enzyme_integer`, \
+                                     `__enzyme_pointer`) before the copy",
                                 );
                             }
                         }
@@ -479,8 +479,14 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
         }
         return Some(CopyLayout::Fields(fields));
     }
-    // How the function itself reads and writes the memory copied from and to.
+    // What the user said with `__enzyme_double(p)` and friends.
     let f = ir::parent_function(i);
+    for k in 0..2 {
+        if let Some(e) = hinted_elem(f, root_of(ir::operand(i, k))) {
+            return Some(CopyLayout::Uniform(e));
+        }
+    }
+    // How the function itself reads and writes the memory copied from and to.
     let uses: Vec<Option<Elem>> = (0..2).map(|k| usage_elem(f, root_of(ir::operand(i, k)))).collect();
     match (uses[0], uses[1]) {
         (Some(a), Some(b)) if a == b => return Some(CopyLayout::Uniform(a)),
@@ -683,4 +689,33 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
     }
     let _ = f;
     true
+}
+
+/// The type-hint functions of Enzyme's C API and what they declare.
+pub(crate) fn type_hint(name: &str) -> Option<Elem> {
+    Some(match name {
+        "__enzyme_double" => Elem::F64,
+        "__enzyme_float" => Elem::F32,
+        "__enzyme_integer" => Elem::Int,
+        "__enzyme_pointer" => Elem::Ptr,
+        _ => return None,
+    })
+}
+
+/// The element type declared for memory based at `root` by a type hint in `f`.
+fn hinted_elem(f: Value, root: Value) -> Option<Elem> {
+    for b in ir::blocks(f) {
+        for i in ir::instructions(b) {
+            if ir::opcode(i) != LLVMOpcode::LLVMCall || ir::call_arg_count(i) == 0 {
+                continue;
+            }
+            let Some(callee) = ir::called_function(i) else { continue };
+            if let Some(e) = type_hint(&ir::name(callee)) {
+                if root_of(ir::operand(i, 0)) == root {
+                    return Some(e);
+                }
+            }
+        }
+    }
+    None
 }

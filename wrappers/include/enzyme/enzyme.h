@@ -32,6 +32,13 @@ extern int enzyme_dupnoneed;
 extern int enzyme_out;
 extern int enzyme_const;
 
+/* Type hints: what the memory at `ptr` holds, for copies whose type the
+ * compiler cannot tell (e.g. memcpy between void* buffers at -O0). */
+void __enzyme_double(void *ptr, ...);
+void __enzyme_float(void *ptr, ...);
+void __enzyme_integer(void *ptr, ...);
+void __enzyme_pointer(void *ptr, ...);
+
 #ifndef __cplusplus
 /* In C the entry points are variadic: pass the function, then its arguments. */
 double __enzyme_autodiff(void *, ...);
