@@ -111,6 +111,16 @@ impl Prep {
         inline_clones(module, &all)?;
         for c in &fresh {
             run_pipeline(*c)?;
+            // The optimiser turns code with undefined behaviour into `unreachable`;
+            // a clone that lost every return would differentiate into garbage.
+            let orig = self.original_of[c];
+            if returns(orig) && !returns(*c) {
+                return Err(format!(
+                    "internal error: preprocessing `{}` removed every return (the optimiser found undefined \
+                     behaviour in the clone); refusing to differentiate it",
+                    crate::names::display_name(&ir::name(orig))
+                ));
+            }
         }
         Ok(())
     }
@@ -191,6 +201,7 @@ fn clone_function(module: LLVMModuleRef, f: Value) -> Value {
             // Landing pads need it; passes crash on a function without one.
             LLVMSetPersonalityFn(c, LLVMGetPersonalityFn(f));
         }
+        copy_interface(f, c);
         let mut map: HashMap<Value, Value> = HashMap::new();
         for (p, q) in ir::params(f).into_iter().zip(ir::params(c)) {
             map.insert(p, q);
@@ -238,6 +249,39 @@ fn clone_function(module: LLVMModuleRef, f: Value) -> Value {
         drop_unwind_edges(c);
         c
     }
+}
+
+/// The clone must be called like the original: same calling convention (the
+/// optimiser gives internal functions `fastcc`; a mismatch is undefined
+/// behaviour, which the optimiser then deletes), same parameter and return
+/// attributes (`byval`, `sret`, ...), same function attributes but `optnone`
+/// and `noinline`.
+fn copy_interface(f: Value, c: Value) {
+    unsafe {
+        LLVMSetFunctionCallConv(c, LLVMGetFunctionCallConv(f));
+        let skip = [ir::attr_kind("optnone"), ir::attr_kind("noinline")];
+        let nparams = LLVMCountParams(f);
+        let indices = std::iter::once(llvm_sys::LLVMAttributeFunctionIndex)
+            .chain(std::iter::once(llvm_sys::LLVMAttributeReturnIndex))
+            .chain(1..=nparams);
+        for idx in indices {
+            let n = LLVMGetAttributeCountAtIndex(f, idx);
+            let mut attrs: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); n as usize];
+            LLVMGetAttributesAtIndex(f, idx, attrs.as_mut_ptr());
+            for a in attrs {
+                if LLVMIsEnumAttribute(a) != 0 && skip.contains(&LLVMGetEnumAttributeKind(a)) {
+                    continue;
+                }
+                LLVMAddAttributeAtIndex(c, idx, a);
+            }
+        }
+    }
+}
+
+/// Whether a function has a `ret` reachable from its entry.
+fn returns(f: Value) -> bool {
+    let cfg = crate::cfg::Cfg::new(f);
+    cfg.order.iter().any(|b| ir::opcode(ir::terminator(*b)) == llvm_sys::LLVMOpcode::LLVMRet)
 }
 
 /// Calls and invokes: both name a callee as their last operand.

@@ -622,6 +622,57 @@ define double @tangent(double %x, i32 %n) {
     });
 }
 
+/// Internal functions get `fastcc` from the optimiser; clones must be called
+/// the same way, or the optimiser deletes the "undefined" calls and the
+/// derivative silently becomes `unreachable`. Regression test.
+#[test]
+fn fastcc_recursive_callee_in_a_loop() {
+    let ir = r#"
+define internal fastcc double @pr(double %x, i32 %n) {
+entry:
+  %z = icmp eq i32 %n, 0
+  br i1 %z, label %one, label %rec
+one:
+  ret double 1.0
+rec:
+  %m = sub i32 %n, 1
+  %r = call fastcc double @pr(double %x, i32 %m)
+  %q = fmul double %x, %r
+  ret double %q
+}
+define double @poly(double %x) {
+entry:
+  br label %head
+head:
+  %k = phi i32 [ 0, %entry ], [ %k2, %body ]
+  %s = phi double [ 0.0, %entry ], [ %s2, %body ]
+  %c = icmp slt i32 %k, 5
+  br i1 %c, label %body, label %exit
+body:
+  %p = call fastcc double @pr(double %x, i32 %k)
+  %s2 = fadd double %s, %p
+  %k2 = add i32 %k, 1
+  br label %head
+exit:
+  ret double %s
+}
+define double @grad(double %x) {
+  %g = call double (ptr, ...) @__enzyme_autodiff(ptr @poly, double %x)
+  ret double %g
+}
+define double @tangent(double %x) {
+  %g = call double (ptr, ...) @__enzyme_fwddiff(ptr @poly, double %x, double 1.0)
+  ret double %g
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        let x = 0.7f64;
+        let want: f64 = (1..5).map(|k| k as f64 * x.powi(k - 1)).sum();
+        assert_close(f1(ee, "grad").call(x), want, 1e-13);
+        assert_close(f1(ee, "tangent").call(x), want, 1e-13);
+    });
+}
+
 #[test]
 fn no_marker_calls_leaves_module_valid() {
     with_jit("define double @id(double %x) {\n ret double %x\n}\n", |ee| unsafe {
