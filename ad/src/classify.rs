@@ -456,6 +456,19 @@ pub(crate) fn check_function(
                     fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i))
                 }
                 Kind::Call(callee) => callees.push(callee),
+                Kind::Load
+                    if role == Role::Nested
+                        && memory::constant_root(memory::root_of(ir::operand(i, 0)))
+                            .is_some_and(memory::shadowable_global) =>
+                {
+                    // Its derivative would reset the global's shadow, losing its caller's adjoints.
+                    fail(
+                        format!("cannot differentiate `{shown}`: it is called recursively and reads a global"),
+                        "recursive functions reading mutable floating-point globals are not supported yet; \
+                         pass the value as an argument",
+                        Some(i),
+                    )
+                }
                 Kind::Store | Kind::MemSet | Kind::MemCpy | Kind::Alloc(_) | Kind::Free | Kind::LibCall
                     if role == Role::Nested =>
                 {

@@ -27,6 +27,7 @@ mod memory;
 mod names;
 mod prep;
 pub mod rules;
+mod runtime;
 
 use std::collections::HashSet;
 

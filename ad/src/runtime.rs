@@ -1,0 +1,168 @@
+//! Helper functions derivatives call at run time, made once per module:
+//! growing a tape, moving the adjoints of copied floats, and the C library
+//! functions they use.
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+use crate::ir::{self, Value};
+use crate::memory::Elem;
+
+const EMPTY: *const std::ffi::c_char = c"".as_ptr();
+
+/// A function of the module by name, if it exists.
+fn existing(module: LLVMModuleRef, name: &str) -> Option<Value> {
+    let cname = ir::cstring(name);
+    let f = unsafe { LLVMGetNamedFunction(module, cname.as_ptr()) };
+    (!f.is_null()).then_some(f)
+}
+
+/// `realloc`, `free`, `abort` or a C++ `operator delete`, declared in the
+/// module if needed.
+pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
+    if let Some(f) = existing(module, name) {
+        return f;
+    }
+    unsafe {
+        let cname = ir::cstring(name);
+        let ctx = LLVMGetModuleContext(module);
+        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+        let void_t = LLVMVoidTypeInContext(ctx);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        let fty = match name {
+            "realloc" => LLVMFunctionType(ptr_t, [ptr_t, i64t].as_mut_ptr(), 2, 0),
+            "free" | "_ZdlPv" | "_ZdaPv" => LLVMFunctionType(void_t, [ptr_t].as_mut_ptr(), 1, 0),
+            "abort" => LLVMFunctionType(void_t, std::ptr::null_mut(), 0, 0),
+            _ => unreachable!("only the tape's libc functions"),
+        };
+        LLVMAddFunction(module, cname.as_ptr(), fty)
+    }
+}
+
+/// The tape's growth function, made once per module:
+/// `grow(ptr buf_slot, ptr cap_slot, i64 need, i64 elem_size) -> ptr buf`
+/// doubles the buffer (at least 16 elements) until `need` elements fit, and
+/// aborts if memory runs out.
+pub(crate) fn tape_grow_function(module: LLVMModuleRef) -> Value {
+    const NAME: &str = "enzyme_rs.tape.grow";
+    if let Some(f) = existing(module, NAME) {
+        return f;
+    }
+    unsafe {
+        let cname = ir::cstring(NAME);
+        let ctx = LLVMGetModuleContext(module);
+        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        let fty = LLVMFunctionType(ptr_t, [ptr_t, ptr_t, i64t, i64t].as_mut_ptr(), 4, 0);
+        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let p = ir::params(f);
+        let (buf_slot, cap_slot, need, elem) = (p[0], p[1], p[2], p[3]);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+        let grow = LLVMAppendBasicBlockInContext(ctx, f, c"grow".as_ptr());
+        let fail = LLVMAppendBasicBlockInContext(ctx, f, c"fail".as_ptr());
+        let ok = LLVMAppendBasicBlockInContext(ctx, f, c"ok".as_ptr());
+        let done = LLVMAppendBasicBlockInContext(ctx, f, c"done".as_ptr());
+        LLVMPositionBuilderAtEnd(b, entry);
+        let buf = LLVMBuildLoad2(b, ptr_t, buf_slot, EMPTY);
+        let cap = LLVMBuildLoad2(b, i64t, cap_slot, EMPTY);
+        let fits = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULE, need, cap, EMPTY);
+        LLVMBuildCondBr(b, fits, done, grow);
+        LLVMPositionBuilderAtEnd(b, grow);
+        let doubled = LLVMBuildShl(b, cap, LLVMConstInt(i64t, 1, 0), EMPTY);
+        let c1 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, doubled, need, EMPTY);
+        let m1 = LLVMBuildSelect(b, c1, doubled, need, EMPTY);
+        let sixteen = LLVMConstInt(i64t, 16, 0);
+        let c2 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, m1, sixteen, EMPTY);
+        let newcap = LLVMBuildSelect(b, c2, m1, sixteen, EMPTY);
+        let bytes = LLVMBuildMul(b, newcap, elem, EMPTY);
+        let realloc = libc_function(module, "realloc");
+        let nb = LLVMBuildCall2(b, ir::function_type(realloc), realloc, [buf, bytes].as_mut_ptr(), 2, EMPTY);
+        let null = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, nb, LLVMConstNull(ptr_t), EMPTY);
+        LLVMBuildCondBr(b, null, fail, ok);
+        LLVMPositionBuilderAtEnd(b, fail);
+        let abort = libc_function(module, "abort");
+        LLVMBuildCall2(b, ir::function_type(abort), abort, std::ptr::null_mut(), 0, EMPTY);
+        LLVMBuildUnreachable(b);
+        LLVMPositionBuilderAtEnd(b, ok);
+        LLVMBuildStore(b, nb, buf_slot);
+        LLVMBuildStore(b, newcap, cap_slot);
+        LLVMBuildRet(b, nb);
+        LLVMPositionBuilderAtEnd(b, done);
+        LLVMBuildRet(b, buf);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
+
+/// `enzyme_rs.adjoint.move.f64(ptr dst, ptr src, i64 n)` (or `.f32`): the
+/// reverse of copying `n` floats from `src` to `dst`: `src̄ += dst̄`, then
+/// `dst̄ = 0`, element by element in the order that stays exact when the
+/// ranges overlap (`memmove`): downwards when `dst < src`, upwards otherwise.
+pub(crate) fn adjoint_move_function(module: LLVMModuleRef, elem: Elem) -> Value {
+    let name = if elem == Elem::F32 { "enzyme_rs.adjoint.move.f32" } else { "enzyme_rs.adjoint.move.f64" };
+    if let Some(f) = existing(module, name) {
+        return f;
+    }
+    unsafe {
+        let cname = ir::cstring(name);
+        let ctx = LLVMGetModuleContext(module);
+        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        let ft = if elem == Elem::F32 { LLVMFloatTypeInContext(ctx) } else { LLVMDoubleTypeInContext(ctx) };
+        let fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), [ptr_t, ptr_t, i64t].as_mut_ptr(), 3, 0);
+        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let p = ir::params(f);
+        let (dst, src, n) = (p[0], p[1], p[2]);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
+        let (entry, check, down, up, body, done) =
+            (block(c"entry"), block(c"check"), block(c"down"), block(c"up"), block(c"body"), block(c"done"));
+        let zero = LLVMConstInt(i64t, 0, 0);
+        let one = LLVMConstInt(i64t, 1, 0);
+        LLVMPositionBuilderAtEnd(b, entry);
+        let same = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, dst, src, EMPTY);
+        let empty = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, n, zero, EMPTY);
+        let skip = LLVMBuildOr(b, same, empty, EMPTY);
+        LLVMBuildCondBr(b, skip, done, check);
+        LLVMPositionBuilderAtEnd(b, check);
+        let below = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, dst, src, EMPTY);
+        LLVMBuildCondBr(b, below, down, up);
+        // Walk k = first, first + step, ... for n elements.
+        LLVMPositionBuilderAtEnd(b, down);
+        let last = LLVMBuildSub(b, n, one, EMPTY);
+        LLVMBuildBr(b, body);
+        LLVMPositionBuilderAtEnd(b, up);
+        LLVMBuildBr(b, body);
+        LLVMPositionBuilderAtEnd(b, body);
+        let k = LLVMBuildPhi(b, i64t, c"k".as_ptr());
+        let left = LLVMBuildPhi(b, i64t, c"left".as_ptr());
+        let step = LLVMBuildPhi(b, i64t, c"step".as_ptr());
+        let mut idx = [k];
+        let pd = LLVMBuildGEP2(b, ft, dst, idx.as_mut_ptr(), 1, EMPTY);
+        let ps = LLVMBuildGEP2(b, ft, src, idx.as_mut_ptr(), 1, EMPTY);
+        let t = LLVMBuildLoad2(b, ft, pd, EMPTY);
+        LLVMBuildStore(b, LLVMConstNull(ft), pd);
+        let old = LLVMBuildLoad2(b, ft, ps, EMPTY);
+        let new = LLVMBuildFAdd(b, old, t, EMPTY);
+        LLVMBuildStore(b, new, ps);
+        let k2 = LLVMBuildAdd(b, k, step, EMPTY);
+        let left2 = LLVMBuildSub(b, left, one, EMPTY);
+        let more = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntNE, left2, zero, EMPTY);
+        LLVMBuildCondBr(b, more, body, done);
+        let minus_one = LLVMConstInt(i64t, u64::MAX, 1);
+        let mut kv = [last, zero, k2];
+        let mut lv = [n, n, left2];
+        let mut sv = [minus_one, one, step];
+        let mut from = [down, up, body];
+        LLVMAddIncoming(k, kv.as_mut_ptr(), from.as_mut_ptr(), 3);
+        LLVMAddIncoming(left, lv.as_mut_ptr(), from.as_mut_ptr(), 3);
+        LLVMAddIncoming(step, sv.as_mut_ptr(), from.as_mut_ptr(), 3);
+        LLVMPositionBuilderAtEnd(b, done);
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
