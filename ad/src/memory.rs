@@ -442,13 +442,15 @@ fn md_string(v: Value) -> Option<String> {
 }
 
 /// The access type of a TBAA tag `!{base, access, offset}`: `!{!"double", ...}`.
-fn tag_elem(tag: Value, field_context: bool) -> Option<Elem> {
+/// `field_size` is the size of a `!tbaa.struct` field, `None` for a whole copy.
+fn tag_elem(tag: Value, field_size: Option<u64>) -> Option<Elem> {
     let ops = md_operands(tag);
     let access = *ops.get(1)?;
     let name = md_string(*md_operands(access).first()?)?;
     if name == "omnipotent char" {
-        // A `char` field is an integer; an untyped byte copy says nothing.
-        return field_context.then_some(Elem::Int);
+        // Only a one-byte field is surely a `char`; clang also describes
+        // arrays (`double pos[3]`) this way, and an untyped copy says nothing.
+        return (field_size == Some(1)).then_some(Elem::Int);
     }
     tbaa_elem(&name)
 }
@@ -467,17 +469,24 @@ fn metadata(i: Value, kind: &str) -> Option<Value> {
 /// struct's fields), or from the type of a stack slot it copies from or to.
 pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetDataRef) -> Option<CopyLayout> {
     if let Some(tag) = metadata(i, "tbaa") {
-        return tag_elem(tag, false).map(CopyLayout::Uniform);
+        if let Some(e) = tag_elem(tag, None) {
+            return Some(CopyLayout::Uniform(e));
+        }
     }
     if let Some(st) = metadata(i, "tbaa.struct") {
+        // Trusted only when every field has a type; otherwise other evidence decides.
         let ops = md_operands(st);
-        let mut fields = Vec::new();
-        for triple in ops.chunks(3) {
-            let [off, size, tag] = triple else { return None };
-            let (off, size) = unsafe { (LLVMConstIntGetZExtValue(*off), LLVMConstIntGetZExtValue(*size)) };
-            fields.push((off, size, tag_elem(*tag, true)?));
+        let fields: Option<Vec<(u64, u64, Elem)>> = ops
+            .chunks(3)
+            .map(|triple| {
+                let [off, size, tag] = triple else { return None };
+                let (off, size) = unsafe { (LLVMConstIntGetZExtValue(*off), LLVMConstIntGetZExtValue(*size)) };
+                Some((off, size, tag_elem(*tag, Some(size))?))
+            })
+            .collect();
+        if let Some(fields) = fields {
+            return Some(CopyLayout::Fields(fields));
         }
-        return Some(CopyLayout::Fields(fields));
     }
     // What the user said with `__enzyme_double(p)` and friends.
     let f = ir::parent_function(i);
@@ -486,14 +495,7 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
             return Some(CopyLayout::Uniform(e));
         }
     }
-    // How the function itself reads and writes the memory copied from and to.
-    let uses: Vec<Option<Elem>> = (0..2).map(|k| usage_elem(f, root_of(ir::operand(i, k)))).collect();
-    match (uses[0], uses[1]) {
-        (Some(a), Some(b)) if a == b => return Some(CopyLayout::Uniform(a)),
-        (Some(a), None) | (None, Some(a)) if a != Elem::Int => return Some(CopyLayout::Uniform(a)),
-        _ => {}
-    }
-    // No metadata (as at -O0): a stack slot's type tells.
+    // No metadata (as at -O0): a typed stack slot tells.
     for k in 0..2 {
         let mut p = ir::operand(i, k);
         unsafe {
@@ -508,7 +510,27 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
             }
         }
     }
+    // How the function itself reads and writes the memory copied from and to,
+    // trusted only in a function that moves no pointers through memory (a
+    // pointer field it does not touch here would otherwise be taken for a float).
+    if !moves_pointers_through_memory(f) {
+        let uses: Vec<Option<Elem>> = (0..2).map(|k| usage_elem(f, root_of(ir::operand(i, k)))).collect();
+        match (uses[0], uses[1]) {
+            (Some(a), Some(b)) if a == b => return Some(CopyLayout::Uniform(a)),
+            (Some(a), None) | (None, Some(a)) if a != Elem::Int => return Some(CopyLayout::Uniform(a)),
+            _ => {}
+        }
+    }
     None
+}
+
+/// Whether `f` loads or stores any pointer.
+fn moves_pointers_through_memory(f: Value) -> bool {
+    ir::blocks(f).into_iter().flat_map(ir::instructions).any(|i| match ir::opcode(i) {
+        LLVMOpcode::LLVMLoad => ir::is_pointer(ir::type_of(i)),
+        LLVMOpcode::LLVMStore => ir::is_pointer(ir::type_of(ir::operand(i, 0))),
+        _ => false,
+    })
 }
 
 /// Whether a pointer base is a heap allocation of the differentiated code.
@@ -584,6 +606,8 @@ fn flatten(t: ir::Type, base: u64, td: llvm_sys::target::LLVMTargetDataRef, out:
             LLVMDoubleTypeKind => out.push((base, 8, Elem::F64)),
             LLVMFloatTypeKind => out.push((base, 4, Elem::F32)),
             LLVMPointerTypeKind => out.push((base, 8, Elem::Ptr)),
+            // Bytes (`[24 x i8]`, as SROA makes slots) say nothing about what they hold.
+            LLVMIntegerTypeKind if LLVMGetIntTypeWidth(t) == 8 => return false,
             LLVMIntegerTypeKind => out.push((base, LLVMABISizeOfType(td, t), Elem::Int)),
             LLVMArrayTypeKind => {
                 let e = LLVMGetElementType(t);
