@@ -702,7 +702,7 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
         for i in ir::instructions(*b) {
             let dst = match kind_of(i) {
                 Kind::Store => ir::operand(i, 1),
-                Kind::MemSet | Kind::MemCpy => ir::operand(i, 0),
+                Kind::MemSet | Kind::MemCpy | Kind::Free => ir::operand(i, 0),
                 Kind::LibCall | Kind::Call(_) => return false,
                 _ => continue,
             };
