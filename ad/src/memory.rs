@@ -505,7 +505,7 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
             if !LLVMIsAAllocaInst(p).is_null() {
                 let mut fields = Vec::new();
                 if flatten(LLVMGetAllocatedType(p), 0, module_layout, &mut fields) {
-                    return Some(CopyLayout::Fields(fields));
+                    return fit_to_copy(fields, ir::operand(i, 2));
                 }
             }
         }
@@ -522,6 +522,33 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
         }
     }
     None
+}
+
+/// A stack slot's fields as the layout of a copy starting at the slot: one
+/// element type throughout fits any length; mixed fields need the copy's
+/// length to be a constant and are cut to it (a copy may cover part of the
+/// slot; taking the whole slot would move adjoints past the copy's end).
+fn fit_to_copy(fields: Vec<(u64, u64, Elem)>, len: Value) -> Option<CopyLayout> {
+    let first = fields.first()?.2;
+    if fields.iter().all(|f| f.2 == first) {
+        return Some(CopyLayout::Uniform(first));
+    }
+    let len = unsafe {
+        if LLVMIsAConstantInt(len).is_null() {
+            return None;
+        }
+        LLVMConstIntGetZExtValue(len)
+    };
+    let mut out = Vec::new();
+    for (off, size, e) in fields {
+        if off + size <= len {
+            out.push((off, size, e));
+        } else if off < len {
+            // A field cut in the middle: the copy's bytes are not typed whole.
+            return None;
+        }
+    }
+    Some(CopyLayout::Fields(out))
 }
 
 /// Whether `f` loads or stores any pointer.
