@@ -670,6 +670,9 @@ struct Reverse<'g> {
     rev_instance: Vec<Value>,
     /// Per loop: the instance number in the forward sweep (in the header).
     instance: HashMap<usize, Value>,
+    /// Per loop: the first instance number of the current entry into the
+    /// loop, read in its preheader (saved per entry, not per iteration).
+    entry_instance: HashMap<usize, Value>,
     /// Tape buffers (slot of the buffer pointer) to free at the end.
     tapes: Vec<Value>,
     /// Instance numbers already loaded in a reverse block.
@@ -709,6 +712,7 @@ impl<'g> Reverse<'g> {
             tapes: Vec::new(),
             loaded_instance: HashMap::new(),
             inputs_unchanged: false,
+            entry_instance: HashMap::new(),
         };
         r.inputs_unchanged = memory::writes_only_local_memory(f, &r.cfg, classify);
         for b in r.cfg.order.clone() {
@@ -739,6 +743,7 @@ impl<'g> Reverse<'g> {
 
         r.forward_sweep(seed);
         r.fill_phis();
+        r.record_loop_entries();
         r.reverse_sweep(f, d);
         unsafe { LLVMDisposeBuilder(r.slots) };
     }
@@ -828,6 +833,86 @@ impl<'g> Reverse<'g> {
         }
     }
 
+    /// In each loop's preheader, the instance number the entry starts at.
+    fn record_loop_entries(&mut self) {
+        for l in 0..self.cfg.loops.len() {
+            let header = self.cfg.loops[l].header;
+            let outside: Vec<Block> =
+                self.cfg.preds[&header].iter().copied().filter(|p| !self.cfg.loops[l].blocks.contains(p)).collect();
+            let [pre] = outside.as_slice() else { continue };
+            if !self.cfg.live.contains(pre) {
+                continue;
+            }
+            unsafe {
+                let tmp = LLVMCreateBuilderInContext(self.e.ctx);
+                LLVMPositionBuilderBefore(tmp, ir::terminator(self.fwd[pre]));
+                let i64t = LLVMInt64TypeInContext(self.e.ctx);
+                let v = LLVMBuildLoad2(tmp, i64t, self.count[l], c"entry".as_ptr());
+                LLVMDisposeBuilder(tmp);
+                self.entry_instance.insert(l, v);
+            }
+        }
+    }
+
+    /// The loop whose header is the forward block holding `n`, if `n` is a
+    /// phi there.
+    fn header_loop_of(&self, n: Value) -> Option<usize> {
+        if ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMPHI {
+            return None;
+        }
+        let b = *self.prep_block.get(&ir::parent_block(n))?;
+        self.cfg.loops.iter().position(|l| l.header == b)
+    }
+
+    /// Which iteration of its current entry the reverse sweep is in, counted
+    /// from 0, for loop `l`: `instance - first instance of the entry`.
+    fn iteration(&mut self, l: usize) -> Option<Value> {
+        let entry = *self.entry_instance.get(&l)?;
+        let start = self.fetch(entry);
+        let now = self.rev_instance_here(l);
+        Some(unsafe { LLVMBuildSub(self.e.b, now, start, c"iteration".as_ptr()) })
+    }
+
+    /// An induction variable `i = start + step * k` (a header phi fed back
+    /// `i + step` by the latch) in iteration `k`, computed instead of taped.
+    fn induction_value(&mut self, n: Value) -> Option<Value> {
+        let l = self.header_loop_of(n)?;
+        let t = ir::type_of(n);
+        if !ir::is_int(t) {
+            return None;
+        }
+        let lp = &self.cfg.loops[l];
+        let (mut start, mut next) = (None, None);
+        for (v, b) in ir::incoming(n) {
+            let pb = *self.prep_block.get(&b)?;
+            if lp.blocks.contains(&pb) {
+                next = Some(v);
+            } else {
+                start = Some(v);
+            }
+        }
+        let (start, next) = (start?, next?);
+        if ir::opcode(next) != llvm_sys::LLVMOpcode::LLVMAdd {
+            return None;
+        }
+        let (a, b) = (ir::operand(next, 0), ir::operand(next, 1));
+        let step = match (a == n, b == n) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => return None,
+        };
+        if unsafe { LLVMIsAConstantInt(step).is_null() } {
+            return None;
+        }
+        let k = self.iteration(l)?;
+        let s = self.fetch(start);
+        unsafe {
+            let k = LLVMBuildTruncOrBitCast(self.e.b, k, t, EMPTY);
+            let off = LLVMBuildMul(self.e.b, k, step, EMPTY);
+            Some(LLVMBuildAdd(self.e.b, s, off, c"induction".as_ptr()))
+        }
+    }
+
     /// In a loop header: number this execution (the instance), for the tape.
     fn count_instance(&mut self, b: Block) {
         let Some(l) = self.cfg.loops.iter().position(|l| l.header == b) else { return };
@@ -887,7 +972,7 @@ impl<'g> Reverse<'g> {
             }
             unsafe {
                 let i32t = LLVMInt32TypeInContext(self.e.ctx);
-                let from = self.fetch(self.selector[&b]);
+                let from = self.header_selector(b).unwrap_or_else(|| self.fetch(self.selector[&b]));
                 let edges: Vec<Block> = preds.iter().map(|_| self.e.append_block(d, "edge")).collect();
                 let sw = LLVMBuildSwitch(self.e.b, from, edges[0], (edges.len() - 1) as u32);
                 for (k, eb) in edges.iter().enumerate().skip(1) {
@@ -953,6 +1038,37 @@ impl<'g> Reverse<'g> {
                     }
                 }
             }
+        }
+    }
+
+    /// In a loop header, which predecessor we came from follows from the
+    /// iteration: the first came from outside the loop, the others from the latch.
+    fn header_selector(&mut self, b: Block) -> Option<Value> {
+        let l = self.cfg.loops.iter().position(|l| l.header == b)?;
+        let preds = self.cfg.preds[&b].clone();
+        if preds.len() != 2 {
+            return None;
+        }
+        let inside = |p: &Block| self.cfg.loops[l].blocks.contains(p);
+        let outside_index = preds.iter().position(|p| !inside(p))? as u64;
+        let latch_index = preds.iter().position(inside)? as u64;
+        let k = self.iteration(l)?;
+        unsafe {
+            let i32t = LLVMInt32TypeInContext(self.e.ctx);
+            let first = LLVMBuildICmp(
+                self.e.b,
+                llvm_sys::LLVMIntPredicate::LLVMIntEQ,
+                k,
+                LLVMConstInt(LLVMTypeOf(k), 0, 0),
+                EMPTY,
+            );
+            Some(LLVMBuildSelect(
+                self.e.b,
+                first,
+                LLVMConstInt(i32t, outside_index, 0),
+                LLVMConstInt(i32t, latch_index, 0),
+                EMPTY,
+            ))
         }
     }
 
@@ -1099,7 +1215,19 @@ impl<'g> Reverse<'g> {
         match kind {
             Kind::Rule(r) => {
                 let ops = rule_operands(i, r);
-                let args: Vec<Value> = ops.iter().map(|o| self.primal(*o)).collect();
+                // Only the primal values some partial mentions are fetched (and so
+                // kept for the reverse sweep); `fma(a, b, c)` never needs `c`.
+                let args: Vec<Value> = ops
+                    .iter()
+                    .enumerate()
+                    .map(|(k, o)| {
+                        if r.partials.iter().flatten().any(|p| p.uses_param(k)) {
+                            self.primal(*o)
+                        } else {
+                            unsafe { LLVMGetUndef(ir::type_of(*o)) }
+                        }
+                    })
+                    .collect();
                 let result = r.partials.iter().flatten().any(|p| p.uses_result()).then(|| self.primal(i));
                 for (k, op) in ops.iter().enumerate() {
                     let Some(partial) = &r.partials[k] else {
@@ -1191,6 +1319,10 @@ impl<'g> Reverse<'g> {
         let here = self.e.current_block();
         if let Some(x) = self.loaded.get(&(here, n)) {
             return *x;
+        }
+        if let Some(x) = self.induction_value(n) {
+            self.loaded.insert((here, n), x);
+            return x;
         }
         if depth < 6 && (recomputable(n) || self.rereadable(n)) {
             // Cheaper to compute again from its operands than to keep on a tape.

@@ -126,6 +126,18 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Whether the expression refers to parameter `k`.
+    pub fn uses_param(&self, k: usize) -> bool {
+        match self {
+            Expr::Num(_) | Expr::Result => false,
+            Expr::Param(j) => *j == k,
+            Expr::Neg(a) => a.uses_param(k),
+            Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => a.uses_param(k) || b.uses_param(k),
+            Expr::Select(c, a, b) => c.uses_param(k) || a.uses_param(k) || b.uses_param(k),
+            Expr::Call(_, args) => args.iter().any(|e| e.uses_param(k)),
+        }
+    }
+
     /// Whether the expression refers to the primal result.
     pub fn uses_result(&self) -> bool {
         match self {
