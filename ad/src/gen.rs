@@ -1215,25 +1215,38 @@ impl<'g> Reverse<'g> {
         match kind {
             Kind::Rule(r) => {
                 let ops = rule_operands(i, r);
-                // Only the primal values some partial mentions are fetched (and so
-                // kept for the reverse sweep); `fma(a, b, c)` never needs `c`.
+                // Adjoints flow only into operands that vary with the inputs.
+                let active: Vec<bool> =
+                    ops.iter().map(|o| carries_adjoint(*o) && self.mem.varied.contains(o)).collect();
+                // Only the primal values the partials of active operands mention are
+                // fetched (and so kept for the reverse sweep); `fma(a, b, c)` never needs `c`.
                 let args: Vec<Value> = ops
                     .iter()
                     .enumerate()
                     .map(|(k, o)| {
-                        if r.partials.iter().flatten().any(|p| p.uses_param(k)) {
+                        let needed = r
+                            .partials
+                            .iter()
+                            .enumerate()
+                            .any(|(j, p)| active[j] && p.as_ref().is_some_and(|p| p.uses_param(k)));
+                        if needed {
                             self.primal(*o)
                         } else {
                             unsafe { LLVMGetUndef(ir::type_of(*o)) }
                         }
                     })
                     .collect();
-                let result = r.partials.iter().flatten().any(|p| p.uses_result()).then(|| self.primal(i));
+                let result = r
+                    .partials
+                    .iter()
+                    .enumerate()
+                    .any(|(j, p)| active[j] && p.as_ref().is_some_and(|p| p.uses_result()))
+                    .then(|| self.primal(i));
                 for (k, op) in ops.iter().enumerate() {
                     let Some(partial) = &r.partials[k] else {
                         continue;
                     };
-                    if !carries_adjoint(*op) {
+                    if !active[k] {
                         continue;
                     }
                     let mut res = || result.expect("result computed when a partial uses it");
