@@ -386,7 +386,7 @@ pub(crate) fn check_function(
     dup: &[bool],
     mode: Mode,
     role: Role,
-) -> (Vec<Diagnostic>, Vec<Value>) {
+) -> (Vec<Diagnostic>, Vec<(Value, Vec<bool>)>) {
     let mut diags = Vec::new();
     let mut callees = Vec::new();
     let shown = display_name(original_name);
@@ -402,13 +402,11 @@ pub(crate) fn check_function(
     };
     for (k, p) in ir::params(f).into_iter().enumerate() {
         let t = ir::type_of(p);
-        let ok = scalar_interface_type(t) || (role == Role::Root && ir::is_pointer(t));
+        // A recursive function may take pointers as long as it only reads
+        // memory (checked below): recomputing it then has no side effects.
+        let ok = scalar_interface_type(t) || ir::is_pointer(t);
         if !ok {
-            let help = if ir::is_pointer(t) {
-                "a function that takes pointers and calls itself recursively is not supported yet"
-            } else {
-                MEMORY_HELP
-            };
+            let help = MEMORY_HELP;
             fail(
                 format!("cannot differentiate `{shown}`: parameter {} has type `{}`", k + 1, ir::print_type(t)),
                 help,
@@ -455,7 +453,7 @@ pub(crate) fn check_function(
                 Kind::Unsupported { what, help } => {
                     fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i))
                 }
-                Kind::Call(callee) => callees.push(callee),
+                Kind::Call(callee) => callees.push((callee, i)),
                 Kind::Load
                     if role == Role::Nested
                         && memory::constant_root(memory::root_of(ir::operand(i, 0)))
@@ -483,10 +481,40 @@ pub(crate) fn check_function(
         }
     }
     let mem = memory::analyze(f, &cfg, dup, mode, classify);
+    // Which pointer arguments of each nested call have shadows.
+    let mut nested = Vec::new();
+    for (callee, call) in callees {
+        match nested_call_pattern(call, &mem) {
+            Ok(mask) => nested.push((callee, mask)),
+            Err(why) => fail(
+                format!("cannot differentiate a recursive call in `{shown}`: a pointer argument {why}"),
+                "pass pointers that come from the arguments or from local variables",
+                Some(call),
+            ),
+        }
+    }
     for (i, what, help) in mem.problems {
         fail(format!("cannot differentiate {what} in `{shown}`"), help, Some(i));
     }
-    (diags, callees)
+    (diags, nested)
+}
+
+/// For a call that stays a call (recursion): per argument, whether it is a
+/// pointer with a shadow.
+pub(crate) fn nested_call_pattern(call: Value, mem: &memory::Memory) -> Result<Vec<bool>, &'static str> {
+    (0..ir::call_arg_count(call))
+        .map(|k| {
+            let a = ir::operand(call, k);
+            if !ir::is_pointer(ir::type_of(a)) {
+                return Ok(false);
+            }
+            match mem.status(a) {
+                memory::PtrStatus::Shadowed => Ok(true),
+                memory::PtrStatus::Constant => Ok(false),
+                memory::PtrStatus::Unknown(why) => Err(why),
+            }
+        })
+        .collect()
 }
 
 fn truncate(mut s: String) -> String {

@@ -526,12 +526,15 @@ impl<'g> Forward<'g> {
                 }
             },
             Kind::Call(callee) if ir::is_float(t) => {
-                let g = self.g.derivative(Mode::Forward, callee, &[]);
+                let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+                let g = self.g.derivative(Mode::Forward, callee, &mask);
                 let mut args = Vec::new();
                 for k in 0..ir::call_arg_count(i) {
                     let a = ir::operand(i, k);
                     args.push(self.val(a));
-                    if ir::is_float(ir::type_of(a)) {
+                    if mask[k as usize] {
+                        args.push(self.sh.of(a));
+                    } else if ir::is_float(ir::type_of(a)) {
                         args.push(self.tangent(a));
                     }
                 }
@@ -1284,9 +1287,18 @@ impl<'g> Reverse<'g> {
                 }
             }
             Kind::Call(callee) => {
-                let g = self.g.derivative(Mode::Reverse, callee, &[]);
+                let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+                let g = self.g.derivative(Mode::Reverse, callee, &mask);
                 let n = ir::call_arg_count(i);
-                let mut args: Vec<Value> = (0..n).map(|k| self.primal(ir::operand(i, k))).collect();
+                let mut args = Vec::new();
+                for k in 0..n {
+                    let a = ir::operand(i, k);
+                    args.push(self.primal(a));
+                    if mask[k as usize] {
+                        let s = self.shadow(a);
+                        args.push(s);
+                    }
+                }
                 args.push(d);
                 let r = self.e.call(g, &mut args);
                 let mut k_float = 0;

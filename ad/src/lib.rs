@@ -120,12 +120,12 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
             let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, Role::Root);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
             let mut work = callees;
-            while let Some(f) = work.pop() {
-                if !checked.insert((f, Vec::new(), plan.mode)) {
+            while let Some((f, mask)) = work.pop() {
+                if !checked.insert((f, mask.clone(), plan.mode)) {
                     continue;
                 }
                 let name = ir::name(gen.prep.original(f));
-                let (ds, callees) = classify::check_function(f, &name, &[], plan.mode, Role::Nested);
+                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode, Role::Nested);
                 diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
                 work.extend(callees);
             }
