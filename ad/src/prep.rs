@@ -43,28 +43,47 @@ impl Prep {
     /// function in `consts` are replaced by it in a clone of their own, so
     /// calls through them become direct calls (the target is known).
     pub fn ensure(&mut self, module: LLVMModuleRef, f: Value, consts: &[Option<Value>]) -> Result<Value, String> {
-        let specialized = consts.iter().any(Option::is_some);
-        let key = (f, consts.to_vec());
-        if let Some(c) = if specialized { self.special.get(&key) } else { self.clone_of.get(&f) } {
+        if consts.iter().any(Option::is_some) {
+            let (c, new) = self.specialised(module, f, consts)?;
+            if new {
+                self.close_over(module, vec![c])?;
+            }
+            return Ok(c);
+        }
+        if let Some(c) = self.clone_of.get(&f) {
             return Ok(*c);
         }
         let c = clone_function(module, f);
         self.original_of.insert(c, f);
-        if specialized {
-            for (p, k) in ir::params(c).into_iter().zip(consts) {
-                if let Some(v) = k {
-                    unsafe { LLVMReplaceAllUsesWith(p, *v) };
-                }
-            }
-            self.special.insert(key, c);
-            // At -O0 the pointer goes through a stack slot: simplify now, so the
-            // calls are direct before callees are looked for.
-            run_pipeline(c)?;
-        } else {
-            self.clone_of.insert(f, c);
-        }
+        self.clone_of.insert(f, c);
         self.close_over(module, vec![c])?;
         Ok(c)
+    }
+
+    /// The clone of `f` with the parameters given in `consts` replaced by
+    /// those functions, and whether it was just made.
+    fn specialised(
+        &mut self,
+        module: LLVMModuleRef,
+        f: Value,
+        consts: &[Option<Value>],
+    ) -> Result<(Value, bool), String> {
+        let key = (f, consts.to_vec());
+        if let Some(c) = self.special.get(&key) {
+            return Ok((*c, false));
+        }
+        let c = clone_function(module, f);
+        self.original_of.insert(c, f);
+        for (p, k) in ir::params(c).into_iter().zip(consts) {
+            if let Some(v) = k {
+                unsafe { LLVMReplaceAllUsesWith(p, *v) };
+            }
+        }
+        self.special.insert(key, c);
+        // At -O0 the pointer goes through a stack slot: simplify now, so the
+        // calls are direct before callees are looked for.
+        run_pipeline(c)?;
+        Ok((c, true))
     }
 
     /// Clones the module functions the fresh clones call (transitively),
@@ -78,10 +97,30 @@ impl Prep {
                         continue;
                     }
                     let Some(callee) = ir::called_function(i) else { continue };
-                    if ir::is_declaration(callee)
-                        || self.original_of.contains_key(&callee)
-                        || self.clone_of.contains_key(&callee)
-                    {
+                    if ir::is_declaration(callee) || self.original_of.contains_key(&callee) {
+                        continue;
+                    }
+                    // Functions passed along (recursion carrying an integrand):
+                    // the callee gets a clone specialised for them too.
+                    let consts: Vec<Option<Value>> = ir::params(callee)
+                        .iter()
+                        .enumerate()
+                        .map(|(k, p)| {
+                            (ir::is_pointer(ir::type_of(*p)) && (k as u32) < ir::call_arg_count(i))
+                                .then(|| ir::strip_to_function(ir::operand(i, k as u32)))
+                                .flatten()
+                        })
+                        .collect();
+                    if consts.iter().any(Option::is_some) {
+                        let (sc, new) = self.specialised(module, callee, &consts)?;
+                        unsafe { LLVMSetOperand(i, ir::operand_count(i) - 1, sc) };
+                        if new {
+                            fresh.push(sc);
+                            work.push(sc);
+                        }
+                        continue;
+                    }
+                    if self.clone_of.contains_key(&callee) {
                         continue;
                     }
                     let cc = clone_function(module, callee);
