@@ -53,6 +53,8 @@ pub(crate) enum Kind {
     /// A heap deallocation: the shadow is freed with it (forward mode) or
     /// after the reverse sweep is done with it (reverse mode).
     Free,
+    /// `realloc`: the shadow is reallocated alongside (see `gen`).
+    Realloc,
     /// A library function with no effect on derivatives (`printf`, `strlen`, ...):
     /// executed once, in the forward sweep.
     LibCall,
@@ -327,6 +329,9 @@ fn classify_call(call: Value) -> Kind {
         if DEALLOCATORS.contains(&name.as_str()) {
             return Kind::Free;
         }
+        if name == "realloc" {
+            return Kind::Realloc;
+        }
         if INACTIVE_LIBRARY.contains(&name.as_str()) && !contains_float(ret) {
             return Kind::LibCall;
         }
@@ -467,7 +472,13 @@ pub(crate) fn check_function(
                         Some(i),
                     )
                 }
-                Kind::Store | Kind::MemSet | Kind::MemCpy | Kind::Alloc(_) | Kind::Free | Kind::LibCall
+                Kind::Store
+                | Kind::MemSet
+                | Kind::MemCpy
+                | Kind::Alloc(_)
+                | Kind::Free
+                | Kind::Realloc
+                | Kind::LibCall
                     if role == Role::Nested =>
                 {
                     fail(

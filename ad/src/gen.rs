@@ -361,6 +361,15 @@ impl Shadows {
                 }
                 Kind::Load => LLVMBuildLoad2(e.b, ir::type_of(i), self.of(ir::operand(i, 0)), c"shadow".as_ptr()),
                 Kind::Phi => LLVMBuildPhi(e.b, ir::type_of(i), c"shadow".as_ptr()),
+                Kind::Realloc => {
+                    // A fresh zeroed block; the caller of `make` moves the contents.
+                    let malloc = libc_function(self.module, "malloc");
+                    let n = map.get(&ir::operand(i, 1)).copied().unwrap_or(ir::operand(i, 1));
+                    let s = e.call(malloc, &mut [n]);
+                    let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+                    LLVMBuildMemSet(e.b, s, zero, n, 1);
+                    s
+                }
                 Kind::Alloc(a) => {
                     // The same allocation again, zeroed: the shadow.
                     let s = e.clone_instruction(i, map);
@@ -579,6 +588,18 @@ impl<'g> Forward<'g> {
                 m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
                 m.insert(ir::operand(i, 1), unsafe { LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0) });
                 self.e.clone_instruction(i, &m);
+            }
+            Kind::Realloc if self.sh.sh.contains_key(&i) => {
+                // The primal copied the old contents: so do the tangents.
+                let old = ir::operand(i, 0);
+                let os = self.sh.of(old);
+                let ns = self.sh.sh[&i];
+                let n = self.val(ir::operand(i, 1));
+                let m = old_block_bytes(&self.e, self.g.module, os, n);
+                unsafe { LLVMBuildMemCpy(self.e.b, ns, 1, os, 1, m) };
+                // As `realloc` frees the old block, the old shadow goes too.
+                let free = libc_function(self.g.module, "free");
+                self.e.call(free, &mut [os]);
             }
             Kind::Free if shadowed(ir::operand(i, 0)) => {
                 let mut m = self.map.clone();
@@ -1178,6 +1199,25 @@ impl<'g> Reverse<'g> {
                 }
                 return;
             }
+            Kind::Realloc => {
+                // Adjoints of the copied floats go back to the old block's shadow;
+                // the new shadow is done with.
+                if self.sh.sh.contains_key(&i) {
+                    let ns = self.shadow(i);
+                    let os = self.shadow(ir::operand(i, 0));
+                    if let Some(Some(elem)) = memory::realloc_elem(i) {
+                        let n = self.primal(ir::operand(i, 1));
+                        let m = old_block_bytes(&self.e, self.g.module, os, n);
+                        let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
+                        let count = unsafe { LLVMBuildUDiv(self.e.b, m, LLVMConstInt(i64t, elem.size(), 0), EMPTY) };
+                        let helper = adjoint_move_function(self.g.module, elem);
+                        self.e.call(helper, &mut [ns, os, count]);
+                    }
+                    let free = libc_function(self.g.module, "free");
+                    self.e.call(free, &mut [ns]);
+                }
+                return;
+            }
             Kind::Alloc(a) => {
                 // Reverse of an allocation: every use of the shadow is behind us.
                 if self.sh.sh.contains_key(&i) {
@@ -1322,6 +1362,7 @@ impl<'g> Reverse<'g> {
             | Kind::MemCpy
             | Kind::Alloc(_)
             | Kind::Free
+            | Kind::Realloc
             | Kind::LibCall => {}
             Kind::Unsupported { .. } => unreachable!("validated before generation"),
         }
@@ -1520,4 +1561,16 @@ fn recomputable(n: Value) -> bool {
 /// Only float instructions and arguments have adjoints; constants do not.
 fn carries_adjoint(v: Value) -> bool {
     (ir::is_instruction(v) || ir::is_argument(v)) && ir::is_float(ir::type_of(v))
+}
+
+/// How many bytes `realloc` carried over from the old block: at most the new
+/// size, at most what the old shadow block can hold (`malloc_usable_size`;
+/// zero for null).
+fn old_block_bytes(e: &Emitter, module: LLVMModuleRef, old_shadow: Value, new_size: Value) -> Value {
+    unsafe {
+        let usable_fn = libc_function(module, "malloc_usable_size");
+        let usable = e.call(usable_fn, &mut [old_shadow]);
+        let smaller = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntULT, usable, new_size, EMPTY);
+        LLVMBuildSelect(e.b, smaller, usable, new_size, EMPTY)
+    }
 }

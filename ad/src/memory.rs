@@ -336,6 +336,21 @@ fn analyze_once(
                 Kind::Alloc(_) => {
                     m.ptr.insert(i, PtrStatus::Shadowed);
                 }
+                Kind::Realloc => {
+                    // The new block is what the old one was (null: a fresh block).
+                    let s = if is_null_like(ops[0]) { Some(PtrStatus::Shadowed) } else { m.known(ops[0]) };
+                    if let Some(s) = s {
+                        m.ptr.insert(i, s);
+                    }
+                    if s == Some(PtrStatus::Shadowed) && realloc_elem(i).is_none() {
+                        m.problem(
+                            i,
+                            "`realloc` of a block whose contents are not plain floats or integers".into(),
+                            "reallocating memory that holds pointers, or whose type the engine cannot tell, is not \
+                             supported yet",
+                        );
+                    }
+                }
                 Kind::Free => {
                     if let PtrStatus::Unknown(why) = m.status(ops[0]) {
                         m.problem(
@@ -562,13 +577,13 @@ fn moves_pointers_through_memory(f: Value) -> bool {
 
 /// Whether a pointer base is a heap allocation of the differentiated code.
 fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
-    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_))
+    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc)
 }
 
 /// Whether a pointer base is memory of the differentiated code itself (a
 /// stack slot or a heap allocation), which the caller cannot see.
 fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
-    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Alloca)
+    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc | Kind::Alloca)
 }
 
 /// The base a pointer is computed from, through address arithmetic and casts.
@@ -769,4 +784,37 @@ fn hinted_elem(f: Value, root: Value) -> Option<Elem> {
         }
     }
     None
+}
+
+/// What a reallocated block holds. The block may be reached through phis
+/// and selects, so the evidence is function-wide: in a function that moves
+/// no pointers through memory, its floats are of the one float type the
+/// function loads and stores. `Some(None)`: the function touches no floats in
+/// memory; `Some(Some(e))`: one float type; `None`: pointers move through
+/// memory, or float types are mixed.
+pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
+    let f = ir::parent_function(i);
+    if moves_pointers_through_memory(f) {
+        return None;
+    }
+    let mut seen: Option<Elem> = None;
+    for l in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+        let t = match ir::opcode(l) {
+            LLVMOpcode::LLVMLoad => ir::type_of(l),
+            LLVMOpcode::LLVMStore => ir::type_of(ir::operand(l, 0)),
+            _ => continue,
+        };
+        let e = match ir::kind(t) {
+            llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
+            llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
+            _ if ir::is_float(t) => return None,
+            _ => continue,
+        };
+        match seen {
+            None => seen = Some(e),
+            Some(s) if s == e => {}
+            Some(_) => return None,
+        }
+    }
+    Some(seen)
 }

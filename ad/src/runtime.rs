@@ -31,6 +31,8 @@ pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
         let i64t = LLVMInt64TypeInContext(ctx);
         let fty = match name {
             "realloc" => LLVMFunctionType(ptr_t, [ptr_t, i64t].as_mut_ptr(), 2, 0),
+            "malloc" => LLVMFunctionType(ptr_t, [i64t].as_mut_ptr(), 1, 0),
+            "malloc_usable_size" => LLVMFunctionType(i64t, [ptr_t].as_mut_ptr(), 1, 0),
             "free" | "_ZdlPv" | "_ZdaPv" => LLVMFunctionType(void_t, [ptr_t].as_mut_ptr(), 1, 0),
             "abort" => LLVMFunctionType(void_t, std::ptr::null_mut(), 0, 0),
             _ => unreachable!("only the tape's libc functions"),
