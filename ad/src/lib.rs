@@ -82,6 +82,7 @@ pub fn differentiate_with(module: &inkwell::module::Module<'_>, options: &Option
 pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Summary, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut plans: Vec<MarkerCall> = Vec::new();
+    diags.extend(markers::address_taken(module));
     for (call, ep) in markers::find(module) {
         match ep {
             Some(EntryPoint::Diff(mode)) => match markers::parse(call, mode) {

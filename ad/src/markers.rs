@@ -144,6 +144,64 @@ pub(crate) fn find(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<(Value, Opti
     out
 }
 
+/// Uses of an entry point other than as the callee of a direct call: its
+/// address stored or passed on (as `-O0` keeps a function pointer in a
+/// local). Such calls cannot be recognised, and the link would fail later on
+/// an undefined `__enzyme_*` symbol with no hint.
+pub(crate) fn address_taken(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            let name = ir::name(f);
+            if entry_point(&name).is_some() {
+                report_value_uses(f, &display_name(&name), &mut out, 0);
+            }
+            f = LLVMGetNextFunction(f);
+        }
+    }
+    out
+}
+
+fn report_value_uses(used: Value, name: &str, out: &mut Vec<Diagnostic>, depth: u32) {
+    unsafe {
+        let mut u = LLVMGetFirstUse(used);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            u = LLVMGetNextUse(u);
+            if !LLVMIsAInstruction(user).is_null() {
+                let op = ir::opcode(user);
+                let is_call = op == llvm_sys::LLVMOpcode::LLVMCall || op == llvm_sys::LLVMOpcode::LLVMInvoke;
+                if is_call && LLVMGetCalledValue(user) == used {
+                    continue;
+                }
+                let mut d = Diagnostic::new(format!("`{name}` is used as a value here, not called directly"));
+                d.location = ir::location(user);
+                d.function = Some(display_name(&ir::name(ir::parent_function(user))));
+                out.push(d.with_help(format!(
+                    "call `{name}(...)` directly; a call through a function pointer cannot be recognised as a \
+                     request for a derivative"
+                )));
+            } else if LLVMIsAGlobalValue(user).is_null() {
+                // a constant expression or aggregate: look at where it goes
+                if depth < 8 {
+                    report_value_uses(user, name, out, depth + 1);
+                }
+            } else {
+                let global = display_name(&ir::name(user));
+                out.push(
+                    Diagnostic::new(format!("the address of `{name}` is stored in the global `{global}`")).with_help(
+                        format!(
+                            "call `{name}(...)` directly; a call through a function pointer cannot be recognised as a \
+                     request for a derivative"
+                        ),
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// If `v` is an activity marker (`enzyme_xxx` global, loaded or by address),
 /// its name and the load instruction if there is one.
 pub(crate) fn marker(v: Value) -> Option<(String, Option<Value>)> {
@@ -390,7 +448,9 @@ fn check_result_type(
         Mode::Reverse => format!("{produced} adjoint(s) of active arguments"),
     };
     let target = sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(call));
-    if mode == Mode::Forward && produced == 0 && !ir::is_void(target) {
+    // Called for its effect on the shadows only: a `double`-returning
+    // declaration is fine when nobody reads the result (as in reverse mode).
+    if mode == Mode::Forward && produced == 0 && !ir::is_void(target) && (sret.is_some() || result_really_used(call)) {
         let fname = display_name(&ir::name(function));
         return Err(at_call(
             call,
@@ -399,7 +459,10 @@ fn check_result_type(
                 ir::print_type(ir::return_type(function))
             ),
         )
-        .with_help("differentiate a function that returns a floating-point value"));
+        .with_help(
+            "read the tangents from the shadow arguments and ignore the call's result, or declare the entry point \
+             returning `void`",
+        ));
     }
     if ir::is_void(target) {
         if produced > 0 && mode == Mode::Reverse {
@@ -410,7 +473,7 @@ fn check_result_type(
         }
         return Ok(());
     }
-    if produced == 0 && mode == Mode::Reverse && sret.is_none() && !result_really_used(call) {
+    if produced == 0 && sret.is_none() && !result_really_used(call) {
         // `double __enzyme_autodiff(void*, ...)` called for its effect on shadows only.
         return Ok(());
     }
