@@ -17,27 +17,32 @@ fn existing(module: LLVMModuleRef, name: &str) -> Option<Value> {
     (!f.is_null()).then_some(f)
 }
 
+/// Declares `name` with the given result and parameter types.
+fn add_function(module: LLVMModuleRef, name: &str, result: ir::Type, params: &mut [ir::Type]) -> Value {
+    let cname = ir::cstring(name);
+    unsafe {
+        let fty = LLVMFunctionType(result, params.as_mut_ptr(), params.len() as u32, 0);
+        LLVMAddFunction(module, cname.as_ptr(), fty)
+    }
+}
+
 /// `realloc`, `free`, `abort` or a C++ `operator delete`, declared in the
 /// module if needed.
 pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
     if let Some(f) = existing(module, name) {
         return f;
     }
-    unsafe {
-        let cname = ir::cstring(name);
+    let (ptr_t, void_t, i64t) = unsafe {
         let ctx = LLVMGetModuleContext(module);
-        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
-        let void_t = LLVMVoidTypeInContext(ctx);
-        let i64t = LLVMInt64TypeInContext(ctx);
-        let fty = match name {
-            "realloc" => LLVMFunctionType(ptr_t, [ptr_t, i64t].as_mut_ptr(), 2, 0),
-            "malloc" => LLVMFunctionType(ptr_t, [i64t].as_mut_ptr(), 1, 0),
-            "malloc_usable_size" => LLVMFunctionType(i64t, [ptr_t].as_mut_ptr(), 1, 0),
-            "free" | "_ZdlPv" | "_ZdaPv" => LLVMFunctionType(void_t, [ptr_t].as_mut_ptr(), 1, 0),
-            "abort" => LLVMFunctionType(void_t, std::ptr::null_mut(), 0, 0),
-            _ => unreachable!("only the tape's libc functions"),
-        };
-        LLVMAddFunction(module, cname.as_ptr(), fty)
+        (LLVMPointerTypeInContext(ctx, 0), LLVMVoidTypeInContext(ctx), LLVMInt64TypeInContext(ctx))
+    };
+    match name {
+        "realloc" => add_function(module, name, ptr_t, &mut [ptr_t, i64t]),
+        "malloc" => add_function(module, name, ptr_t, &mut [i64t]),
+        "malloc_usable_size" => add_function(module, name, i64t, &mut [ptr_t]),
+        "free" | "_ZdlPv" | "_ZdaPv" => add_function(module, name, void_t, &mut [ptr_t]),
+        "abort" => add_function(module, name, void_t, &mut []),
+        _ => unreachable!("only the tape's libc functions"),
     }
 }
 
@@ -51,12 +56,10 @@ pub(crate) fn tape_grow_function(module: LLVMModuleRef) -> Value {
         return f;
     }
     unsafe {
-        let cname = ir::cstring(NAME);
         let ctx = LLVMGetModuleContext(module);
         let ptr_t = LLVMPointerTypeInContext(ctx, 0);
         let i64t = LLVMInt64TypeInContext(ctx);
-        let fty = LLVMFunctionType(ptr_t, [ptr_t, ptr_t, i64t, i64t].as_mut_ptr(), 4, 0);
-        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        let f = add_function(module, NAME, ptr_t, &mut [ptr_t, ptr_t, i64t, i64t]);
         LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         let p = ir::params(f);
         let (buf_slot, cap_slot, need, elem) = (p[0], p[1], p[2], p[3]);
@@ -108,13 +111,11 @@ pub(crate) fn adjoint_move_function(module: LLVMModuleRef, elem: Elem) -> Value 
         return f;
     }
     unsafe {
-        let cname = ir::cstring(name);
         let ctx = LLVMGetModuleContext(module);
         let ptr_t = LLVMPointerTypeInContext(ctx, 0);
         let i64t = LLVMInt64TypeInContext(ctx);
         let ft = if elem == Elem::F32 { LLVMFloatTypeInContext(ctx) } else { LLVMDoubleTypeInContext(ctx) };
-        let fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), [ptr_t, ptr_t, i64t].as_mut_ptr(), 3, 0);
-        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        let f = add_function(module, name, LLVMVoidTypeInContext(ctx), &mut [ptr_t, ptr_t, i64t]);
         LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         let p = ir::params(f);
         let (dst, src, n) = (p[0], p[1], p[2]);

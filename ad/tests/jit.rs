@@ -49,6 +49,29 @@ fn f2<'a>(ee: &'a inkwell::execution_engine::ExecutionEngine, name: &str) -> Jit
     unsafe { ee.get_function::<F2>(name).unwrap() }
 }
 
+type FI = unsafe extern "C" fn(f64, i32) -> f64;
+
+fn fi<'a>(ee: &'a inkwell::execution_engine::ExecutionEngine, name: &str) -> JitFunction<'a, FI> {
+    unsafe { ee.get_function::<FI>(name).unwrap() }
+}
+
+/// `@grad` (reverse) and `@tangent` (forward, seed 1) of `@f(double %x, i32 %n)`,
+/// differentiated with respect to `%x`.
+fn grad_and_tangent_xn(f: &str) -> String {
+    format!(
+        r#"
+define double @grad(double %x, i32 %n) {{
+  %g = call double (ptr, ...) @__enzyme_autodiff(ptr @{f}, double %x, i32 %n)
+  ret double %g
+}}
+define double @tangent(double %x, i32 %n) {{
+  %g = call double (ptr, ...) @__enzyme_fwddiff(ptr @{f}, double %x, double 1.0, i32 %n)
+  ret double %g
+}}
+"#
+    )
+}
+
 fn diagnostics(ir: &str) -> Vec<ad::Diagnostic> {
     let ctx = Context::create();
     let src = format!("{DECLS}\n{ir}");
@@ -150,19 +173,9 @@ join:
   ret double %q
 }
 declare double @llvm.sin.f64(double)
-define double @grad(double %x, i32 %k) {
-  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x, i32 %k)
-  ret double %r
-}
-define double @tangent(double %x, i32 %k) {
-  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0, i32 %k)
-  ret double %r
-}
 "#;
-    with_jit(ir, |ee| unsafe {
-        type G = unsafe extern "C" fn(f64, i32) -> f64;
-        let g = ee.get_function::<G>("grad").unwrap();
-        let t = ee.get_function::<G>("tangent").unwrap();
+    with_jit(&format!("{ir}{}", grad_and_tangent_xn("f")), |ee| unsafe {
+        let (g, t) = (fi(ee, "grad"), fi(ee, "tangent"));
         let x = 0.7f64;
         let want = [2.0 * x, x.cos() * x + x.sin(), x.cos() * x + x.sin(), 10.0 * x];
         for (k, w) in want.iter().enumerate() {
@@ -541,19 +554,9 @@ body:
 exit:
   ret double %r
 }
-define double @grad(double %x, i32 %n) {
-  %g = call double (ptr, ...) @__enzyme_autodiff(ptr @pw, double %x, i32 %n)
-  ret double %g
-}
-define double @tangent(double %x, i32 %n) {
-  %g = call double (ptr, ...) @__enzyme_fwddiff(ptr @pw, double %x, double 1.0, i32 %n)
-  ret double %g
-}
 "#;
-    with_jit(ir, |ee| unsafe {
-        type G = unsafe extern "C" fn(f64, i32) -> f64;
-        let g = ee.get_function::<G>("grad").unwrap();
-        let t = ee.get_function::<G>("tangent").unwrap();
+    with_jit(&format!("{ir}{}", grad_and_tangent_xn("pw")), |ee| unsafe {
+        let (g, t) = (fi(ee, "grad"), fi(ee, "tangent"));
         for n in [0, 1, 2, 7, 40] {
             let x = 1.05f64;
             let want = if n == 0 { 0.0 } else { n as f64 * x.powi(n - 1) };
@@ -599,19 +602,9 @@ done:
   %res = phi double [ %s, %outer ], [ %s3, %olatch ]
   ret double %res
 }
-define double @grad(double %x, i32 %n) {
-  %g = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x, i32 %n)
-  ret double %g
-}
-define double @tangent(double %x, i32 %n) {
-  %g = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0, i32 %n)
-  ret double %g
-}
 "#;
-    with_jit(ir, |ee| unsafe {
-        type G = unsafe extern "C" fn(f64, i32) -> f64;
-        let g = ee.get_function::<G>("grad").unwrap();
-        let t = ee.get_function::<G>("tangent").unwrap();
+    with_jit(&format!("{ir}{}", grad_and_tangent_xn("f")), |ee| unsafe {
+        let (g, t) = (fi(ee, "grad"), fi(ee, "tangent"));
         let x = 1.2f64;
         for n in [0, 1, 3, 6] {
             // d/dx sum_i x^(i+1) * (i+1)(i+2)/2
