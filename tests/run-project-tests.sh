@@ -21,6 +21,19 @@ for cflags in "-O0 -g" "-O2" "-O3 -g"; do
   report "make project [$cflags]" $?
 done
 
+# Kernels vectorised by plain clang -O3 (vector loops, remainders,
+# `llvm.vector.reduce.*`), differentiated as they are; AVX2 widens them.
+CLANG=${CLANG:-$(command -v clang-22 || echo /usr/lib/llvm-22/bin/clang)}
+vec_configs=("-O0|" "-O2|" "-O3 -g|")
+grep -q -m1 avx2 /proc/cpuinfo 2>/dev/null && vec_configs+=("-O2 -march=native|-march=native")
+for c in "${vec_configs[@]}"; do
+  cflags=${c%|*} karch=${c#*|}
+  dir="$build/vectorised$(echo "$cflags" | tr -d ' -=')"
+  cp -r "$here/projects/vectorised" "$dir"
+  (cd "$dir" && make -s CC="$CC" CLANG="$CLANG" CFLAGS="$cflags" KFLAGS="-O3 -ffast-math $karch" check)
+  report "vectorised kernels [$cflags, kernels -O3 -ffast-math $karch]" $?
+done
+
 # CMake: -DCMAKE_C_COMPILER=enzyme-cc, static library, ctest.
 if command -v cmake >/dev/null; then
   for type in Debug Release; do

@@ -55,6 +55,12 @@ pub(crate) enum Kind {
     Free,
     /// `realloc`: the shadow is reallocated alongside (see `gen`).
     Realloc,
+    /// `extractelement`, `insertelement` and `shufflevector` on float
+    /// vectors: they move floats between lanes, and their derivatives move
+    /// the same way (forward) or back (reverse).
+    Lanes,
+    /// `llvm.vector.reduce.*` over a float vector.
+    Reduce(Reduction),
     /// A library function with no effect on derivatives (`printf`, `strlen`, ...):
     /// executed once, in the forward sweep.
     LibCall,
@@ -65,6 +71,18 @@ pub(crate) enum Kind {
         /// What the user can do.
         help: String,
     },
+}
+
+/// The float reductions of `llvm.vector.reduce.*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reduction {
+    /// `fadd(start, v)`: `start + Σ v[i]`.
+    Add,
+    /// `fmul(start, v)`: `start · Π v[i]`.
+    Mul,
+    /// `fmax`/`fmaximum`/`fmin`/`fminimum(v)`: one lane is the result, and
+    /// the derivative is that lane's (the first such lane on ties).
+    Pick,
 }
 
 fn unsupported(what: impl Into<String>, help: impl Into<String>) -> Kind {
@@ -91,9 +109,10 @@ pub(crate) fn contains_float(t: Type) -> bool {
     }
 }
 
-/// Whether a value's type is a float inside a vector or aggregate (not a plain scalar).
+/// Whether a value's type holds floats but is neither a float nor a
+/// fixed-width float vector (a struct, an array, a scalable vector).
 fn is_float_aggregate(t: Type) -> bool {
-    contains_float(t) && !ir::is_float(t)
+    contains_float(t) && !ir::is_real(t)
 }
 
 const MEMORY_HELP: &str = "this version differentiates functions over scalar `float`/`double` values only; \
@@ -106,8 +125,8 @@ pub(crate) fn classify(i: Value) -> Kind {
     let op = ir::opcode(i);
     if is_float_aggregate(ty) && !matches!(op, LLVMCall) {
         return unsupported(
-            format!("`{}` producing vector or aggregate floating-point type `{}`", opcode_name(op), ir::print_type(ty)),
-            "vector and struct floating-point values are not supported yet; compile without vectorisation",
+            format!("`{}` producing aggregate floating-point type `{}`", opcode_name(op), ir::print_type(ty)),
+            "struct and array floating-point values held in registers are not supported yet",
         );
     }
     match op {
@@ -166,7 +185,7 @@ pub(crate) fn classify(i: Value) -> Kind {
         LLVMICmp | LLVMFCmp => Kind::Inactive,
         LLVMPHI => Kind::Phi,
         LLVMSelect => {
-            if ir::is_float(ty) || ir::is_pointer(ty) {
+            if ir::is_real(ty) || ir::is_pointer(ty) {
                 Kind::Select
             } else {
                 Kind::Inactive
@@ -174,6 +193,11 @@ pub(crate) fn classify(i: Value) -> Kind {
         }
         LLVMCall => classify_call(i),
         LLVMUserOp1 | LLVMUserOp2 => unsupported("internal user operation", "this instruction should not appear in IR"),
+        LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector
+            if ir::vector_lanes(ir::type_of(ir::operand(i, 0))).is_some() =>
+        {
+            Kind::Lanes
+        }
         LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector | LLVMExtractValue | LLVMInsertValue => {
             let any_float = contains_float(ty)
                 || (0..ir::operand_count(i)).any(|k| contains_float(ir::type_of(ir::operand(i, k))));
@@ -187,7 +211,7 @@ pub(crate) fn classify(i: Value) -> Kind {
             }
         }
         LLVMFreeze => {
-            if ir::is_float(ty) {
+            if ir::is_real(ty) {
                 Kind::Identity
             } else {
                 Kind::Inactive
@@ -295,7 +319,7 @@ fn classify_call(call: Value) -> Kind {
     let nargs = ir::call_arg_count(call);
     let arg_tys: Vec<Type> = (0..nargs).map(|k| ir::type_of(ir::operand(call, k))).collect();
     let touches_float = contains_float(ret) || arg_tys.iter().any(|t| contains_float(*t));
-    let float_ty = if ir::is_float(ret) { Some(ret) } else { arg_tys.iter().copied().find(|t| ir::is_float(*t)) };
+    let float_ty = if ir::is_real(ret) { Some(ret) } else { arg_tys.iter().copied().find(|t| ir::is_real(*t)) };
     if name.starts_with("llvm.memset.") {
         return Kind::MemSet;
     }
@@ -310,7 +334,18 @@ fn classify_call(call: Value) -> Kind {
             // Integer-valued intrinsics (`llvm.umin`, `llvm.lround`, ...) carry no derivative.
             return Kind::Inactive;
         }
-        if let Some(t) = float_ty.filter(|t| ir::is_float(*t)) {
+        if let Some(op) = name.strip_prefix("llvm.vector.reduce.") {
+            let r = match op.split('.').next().unwrap_or("") {
+                "fadd" => Some(Reduction::Add),
+                "fmul" => Some(Reduction::Mul),
+                "fmax" | "fmin" | "fmaximum" | "fminimum" => Some(Reduction::Pick),
+                _ => None,
+            };
+            if let Some(r) = r.filter(|_| nargs >= 1 && ir::vector_lanes(arg_tys[nargs as usize - 1]).is_some()) {
+                return Kind::Reduce(r);
+            }
+        }
+        if let Some(t) = float_ty {
             if let Some(r) = rules::for_callee(&name, ir::float_rank(t)) {
                 if r.int_params.len() == nargs as usize {
                     return Kind::Rule(r);

@@ -36,7 +36,8 @@ enum Val {
     B(Value),
 }
 
-const EMPTY: *const std::ffi::c_char = c"".as_ptr();
+/// The empty name for built values.
+pub(crate) const EMPTY: *const std::ffi::c_char = c"".as_ptr();
 
 impl Emitter {
     pub fn new(module: LLVMModuleRef) -> Emitter {
@@ -89,6 +90,23 @@ impl Emitter {
     pub fn store(&self, v: Value, p: Value) {
         unsafe {
             LLVMBuildStore(self.b, v, p);
+        }
+    }
+
+    /// A load of shadow memory at the alignment of primal access `like`
+    /// (the shadow sits at the same offsets, so it is aligned alike; the
+    /// type's own alignment may be more than the memory has).
+    pub fn load_like(&self, t: Type, p: Value, like: Value) -> Value {
+        let l = self.load(t, p);
+        unsafe { LLVMSetAlignment(l, LLVMGetAlignment(like)) };
+        l
+    }
+
+    /// A store into shadow memory at the alignment of primal access `like`.
+    pub fn store_like(&self, v: Value, p: Value, like: Value) {
+        unsafe {
+            let s = LLVMBuildStore(self.b, v, p);
+            LLVMSetAlignment(s, LLVMGetAlignment(like));
         }
     }
 
@@ -202,7 +220,18 @@ impl Emitter {
             e => {
                 let p = self.eval(e, ty, args, result);
                 let p = self.as_float(p, ty);
-                Some(self.fmul(p, seed))
+                let c = self.fmul(p, seed);
+                if ir::vector_lanes(ty).is_none() {
+                    return Some(c);
+                }
+                // Lanes the program never reads may hold poison or infinities
+                // (optimised code leaves them undefined): a lane whose seed is
+                // zero contributes exactly zero, not `0 · inf`.
+                unsafe {
+                    let z = self.zero(ty);
+                    let is_zero = LLVMBuildFCmp(self.b, LLVMRealPredicate::LLVMRealOEQ, seed, z, EMPTY);
+                    Some(self.select(is_zero, z, c))
+                }
             }
         }
     }
@@ -222,7 +251,7 @@ impl Emitter {
                 Expr::Num(x) => Val::Lit(*x),
                 Expr::Param(k) => {
                     let v = args[*k];
-                    if ir::is_float(ir::type_of(v)) {
+                    if ir::is_real(ir::type_of(v)) {
                         Val::F(v)
                     } else {
                         Val::I(v)

@@ -359,7 +359,7 @@ impl Shadows {
                     LLVMBuildMemSet(alloca_at, s, zero, size, LLVMGetAlignment(i));
                     s
                 }
-                Kind::Load => LLVMBuildLoad2(e.b, ir::type_of(i), self.of(ir::operand(i, 0)), c"shadow".as_ptr()),
+                Kind::Load => e.load_like(ir::type_of(i), self.of(ir::operand(i, 0)), i),
                 Kind::Phi => LLVMBuildPhi(e.b, ir::type_of(i), c"shadow".as_ptr()),
                 Kind::Realloc => {
                     // A fresh zeroed block; the caller of `make` moves the contents.
@@ -518,7 +518,7 @@ impl<'g> Forward<'g> {
                 let phi = LLVMBuildPhi(self.e.b, t, EMPTY);
                 ir::set_name(phi, &ir::name(i));
                 self.map.insert(i, phi);
-                if ir::is_float(t) {
+                if ir::is_real(t) {
                     self.tan.insert(i, LLVMBuildPhi(self.e.b, t, EMPTY));
                 }
                 self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
@@ -557,7 +557,7 @@ impl<'g> Forward<'g> {
                 self.map.insert(i, n);
                 self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
                 self.memory(i, &kind);
-                if ir::is_float(t) {
+                if ir::is_real(t) {
                     if let Some(dv) = self.float_tangent(i, n, &kind) {
                         self.tan.insert(i, dv);
                     }
@@ -570,17 +570,17 @@ impl<'g> Forward<'g> {
     fn memory(&mut self, i: Value, kind: &Kind) {
         let shadowed = |v: Value| self.mem.status(v) == PtrStatus::Shadowed;
         match kind {
-            Kind::Load if ir::is_float(ir::type_of(i)) && shadowed(ir::operand(i, 0)) => {
-                let t = self.e.load(ir::type_of(i), self.sh.of(ir::operand(i, 0)));
+            Kind::Load if ir::is_real(ir::type_of(i)) && shadowed(ir::operand(i, 0)) => {
+                let t = self.e.load_like(ir::type_of(i), self.sh.of(ir::operand(i, 0)), i);
                 self.tan.insert(i, t);
             }
             Kind::Store if shadowed(ir::operand(i, 1)) => {
                 let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
                 let vt = ir::type_of(v);
-                if ir::is_float(vt) {
-                    self.e.store(self.tangent(v), self.sh.of(p));
+                if ir::is_real(vt) {
+                    self.e.store_like(self.tangent(v), self.sh.of(p), i);
                 } else if ir::is_pointer(vt) {
-                    self.e.store(self.sh.of(v), self.sh.of(p));
+                    self.e.store_like(self.sh.of(v), self.sh.of(p), i);
                 }
             }
             Kind::MemSet if shadowed(ir::operand(i, 0)) => {
@@ -656,6 +656,18 @@ impl<'g> Forward<'g> {
                 }
             }
             Kind::Load => self.tan.get(&i).copied(),
+            Kind::Lanes | Kind::Reduce(_) => {
+                let float_ops =
+                    (0..ir::operand_count(i)).map(|k| ir::operand(i, k)).filter(|o| ir::is_real(ir::type_of(*o)));
+                if !float_ops.clone().any(|o| self.tan.contains_key(&o)) {
+                    return None;
+                }
+                let (val, tan) = (|v| self.val(v), |v| self.tangent(v));
+                Some(match kind {
+                    Kind::Reduce(op) => crate::lanes::reduce_tangent(&self.e, i, *op, n, val, tan),
+                    _ => crate::lanes::linear_tangent(&self.e, i, val, tan),
+                })
+            }
             _ => None,
         }
     }
@@ -697,6 +709,9 @@ struct Reverse<'g> {
     /// Per loop: the first instance number of the current entry into the
     /// loop, read in its preheader (saved per entry, not per iteration).
     entry_instance: HashMap<usize, Value>,
+    /// Per loop: the tape length its entry needs, when its trip count is
+    /// known in the preheader (computed there on first use).
+    reserved: HashMap<usize, Option<Value>>,
     /// Tape buffers (slot of the buffer pointer) to free at the end.
     tapes: Vec<Value>,
     /// Instance numbers already loaded in a reverse block.
@@ -737,6 +752,7 @@ impl<'g> Reverse<'g> {
             loaded_instance: HashMap::new(),
             inputs_unchanged: false,
             entry_instance: HashMap::new(),
+            reserved: HashMap::new(),
         };
         r.inputs_unchanged = memory::writes_only_local_memory(f, &r.cfg, classify);
         for b in r.cfg.order.clone() {
@@ -826,7 +842,7 @@ impl<'g> Reverse<'g> {
                         if let Kind::Store = kind {
                             let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
                             if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
-                                self.e.store(self.sh.of(v), self.sh.of(p));
+                                self.e.store_like(self.sh.of(v), self.sh.of(p), i);
                             }
                         }
                     }
@@ -875,6 +891,56 @@ impl<'g> Reverse<'g> {
                 LLVMDisposeBuilder(tmp);
                 self.entry_instance.insert(l, v);
             }
+        }
+    }
+
+    /// For a counted loop `l`, the tape length that its current entry needs
+    /// (first instance + an upper bound of its trip count), computed in its
+    /// preheader; `None` when the count is not known on entry.
+    fn reservation(&mut self, l: usize) -> Option<Value> {
+        if let Some(r) = self.reserved.get(&l) {
+            return *r;
+        }
+        let r = self.compute_reservation(l);
+        self.reserved.insert(l, r);
+        r
+    }
+
+    fn compute_reservation(&mut self, l: usize) -> Option<Value> {
+        let entry = *self.entry_instance.get(&l)?;
+        let c = crate::trip::counted(&self.cfg.loops[l])?;
+        let width = ir::int_width(ir::type_of(c.start));
+        if width > 64 {
+            return None;
+        }
+        let pre = ir::parent_block(entry);
+        unsafe {
+            let b = LLVMCreateBuilderInContext(self.e.ctx);
+            LLVMPositionBuilderBefore(b, ir::terminator(pre));
+            let i64t = LLVMInt64TypeInContext(self.e.ctx);
+            let widen = |v: Value| {
+                if c.unsigned {
+                    LLVMBuildZExtOrBitCast(b, v, i64t, EMPTY)
+                } else {
+                    LLVMBuildSExtOrBitCast(b, v, i64t, EMPTY)
+                }
+            };
+            let s = widen(self.map.get(&c.start).copied().unwrap_or(c.start));
+            let e = widen(self.map.get(&c.bound).copied().unwrap_or(c.bound));
+            let diff = if c.step > 0 { LLVMBuildSub(b, e, s, EMPTY) } else { LLVMBuildSub(b, s, e, EMPTY) };
+            let per = LLVMBuildSDiv(b, diff, LLVMConstInt(i64t, c.step.unsigned_abs(), 0), EMPTY);
+            // One more for a test on the next value, one for the last header visit.
+            let trip = LLVMBuildAdd(b, per, LLVMConstInt(i64t, 2, 0), EMPTY);
+            // Nothing reserved for an empty range or an implausible count (the
+            // tape still grows as needed).
+            let neg = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntSLT, diff, LLVMConstInt(i64t, 0, 0), EMPTY);
+            let huge =
+                LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, trip, LLVMConstInt(i64t, 1 << 32, 0), EMPTY);
+            let skip = LLVMBuildOr(b, neg, huge, EMPTY);
+            let trip = LLVMBuildSelect(b, skip, LLVMConstInt(i64t, 0, 0), trip, EMPTY);
+            let need = LLVMBuildAdd(b, entry, trip, c"reserve".as_ptr());
+            LLVMDisposeBuilder(b);
+            Some(need)
         }
     }
 
@@ -1151,7 +1217,7 @@ impl<'g> Reverse<'g> {
                 break;
             }
             let t = ir::type_of(i);
-            if !ir::is_float(t) || unsafe { LLVMGetFirstUse(i).is_null() } {
+            if !ir::is_real(t) || unsafe { LLVMGetFirstUse(i).is_null() } {
                 continue;
             }
             let slot = self.adj_slot(i);
@@ -1171,13 +1237,13 @@ impl<'g> Reverse<'g> {
         match kind {
             Kind::Store => {
                 let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
-                if ir::is_float(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
+                if ir::is_real(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
                     // The stored value's adjoint is what accumulated at its location;
                     // the location then holds a value that no longer counts.
                     let sp = self.shadow(p);
                     let t = ir::type_of(v);
-                    let dv = self.e.load(t, sp);
-                    self.e.store(self.e.zero(t), sp);
+                    let dv = self.e.load_like(t, sp, i);
+                    self.e.store_like(self.e.zero(t), sp, i);
                     self.accumulate(v, dv);
                 }
                 return;
@@ -1242,7 +1308,7 @@ impl<'g> Reverse<'g> {
             _ => {}
         }
         let t = ir::type_of(i);
-        if !ir::is_float(t) {
+        if !ir::is_real(t) {
             return;
         }
         // In a loop, contributions can come later in generation order (through
@@ -1304,6 +1370,18 @@ impl<'g> Reverse<'g> {
                 self.accumulate(op, c);
             }
             Kind::Identity => self.accumulate(ir::operand(i, 0), d),
+            Kind::Lanes | Kind::Reduce(_) => {
+                let needed: HashMap<Value, Value> =
+                    crate::lanes::primals_needed(i, &kind).into_iter().map(|v| (v, self.primal(v))).collect();
+                let primal = |v: Value| needed[&v];
+                let parts = match kind {
+                    Kind::Reduce(op) => crate::lanes::reduce_adjoints(&self.e, i, op, d, primal),
+                    _ => crate::lanes::lanes_adjoints(&self.e, i, d, primal),
+                };
+                for (v, c) in parts {
+                    self.accumulate(v, c);
+                }
+            }
             Kind::Select => {
                 let c = self.primal(ir::operand(i, 0));
                 let z = self.e.zero(t);
@@ -1321,9 +1399,9 @@ impl<'g> Reverse<'g> {
                 let p = ir::operand(i, 0);
                 if self.mem.status(p) == PtrStatus::Shadowed {
                     let sp = self.shadow(p);
-                    let old = self.e.load(t, sp);
+                    let old = self.e.load_like(t, sp, i);
                     let new = self.e.fadd(old, d);
-                    self.e.store(new, sp);
+                    self.e.store_like(new, sp, i);
                 }
             }
             Kind::Call(callee) => {
@@ -1433,7 +1511,9 @@ impl<'g> Reverse<'g> {
                     let buf = LLVMBuildLoad2(self.e.b, LLVMPointerTypeInContext(self.e.ctx, 0), tape, EMPTY);
                     let mut idx = [id];
                     let p = LLVMBuildGEP2(self.e.b, t, buf, idx.as_mut_ptr(), 1, EMPTY);
-                    self.e.load(t, p)
+                    let x = self.e.load(t, p);
+                    LLVMSetAlignment(x, tape_alignment(self.g.module, t));
+                    x
                 }
             }
         };
@@ -1477,6 +1557,14 @@ impl<'g> Reverse<'g> {
             let cap_slot = LLVMBuildAlloca(self.slots, i64t, c"tape.cap".as_ptr());
             LLVMBuildStore(self.slots, LLVMConstInt(i64t, 0, 0), cap_slot);
             let grow = tape_grow_function(self.g.module);
+            if let Some(need) = self.reservation(l) {
+                // Sized once on entry to the loop, so its iterations need not grow it.
+                let pre = LLVMCreateBuilderInContext(ctx);
+                LLVMPositionBuilderBefore(pre, ir::terminator(ir::parent_block(need)));
+                let mut args = [buf_slot, cap_slot, need, LLVMSizeOf(t)];
+                LLVMBuildCall2(pre, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
+                LLVMDisposeBuilder(pre);
+            }
             let tmp = LLVMCreateBuilderInContext(ctx);
             LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
             let id = self.instance[&l];
@@ -1485,7 +1573,8 @@ impl<'g> Reverse<'g> {
             let buf = LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
             let mut idx = [id];
             let p = LLVMBuildGEP2(tmp, t, buf, idx.as_mut_ptr(), 1, EMPTY);
-            LLVMBuildStore(tmp, n, p);
+            let s = LLVMBuildStore(tmp, n, p);
+            LLVMSetAlignment(s, tape_alignment(self.g.module, t));
             LLVMDisposeBuilder(tmp);
             self.cache.insert(n, buf_slot);
             self.tapes.push(buf_slot);
@@ -1558,9 +1647,15 @@ fn recomputable(n: Value) -> bool {
         )
 }
 
+/// The alignment of tape entries of type `t`: their own, but no more than
+/// what `malloc`/`realloc` guarantee for the buffer (a `<4 x double>` wants 32).
+fn tape_alignment(module: LLVMModuleRef, t: Type) -> u32 {
+    unsafe { llvm_sys::target::LLVMABIAlignmentOfType(llvm_sys::target::LLVMGetModuleDataLayout(module), t).min(16) }
+}
+
 /// Only float instructions and arguments have adjoints; constants do not.
 fn carries_adjoint(v: Value) -> bool {
-    (ir::is_instruction(v) || ir::is_argument(v)) && ir::is_float(ir::type_of(v))
+    (ir::is_instruction(v) || ir::is_argument(v)) && ir::is_real(ir::type_of(v))
 }
 
 /// How many bytes `realloc` carried over from the old block: at most the new

@@ -81,10 +81,33 @@ pub(crate) fn is_float(t: Type) -> bool {
     )
 }
 
-/// Width rank of a float type, used to decide between `fpext` and `fptrunc`.
+/// Scalar floats and fixed-width vectors of them (`<4 x double>`): the
+/// types whose values carry derivatives, lane by lane for vectors.
+pub(crate) fn is_real(t: Type) -> bool {
+    is_float(t) || vector_lanes(t).is_some()
+}
+
+/// The lane count of a fixed-width vector of floats.
+pub(crate) fn vector_lanes(t: Type) -> Option<u32> {
+    unsafe {
+        (kind(t) == LLVMTypeKind::LLVMVectorTypeKind && is_float(LLVMGetElementType(t))).then(|| LLVMGetVectorSize(t))
+    }
+}
+
+/// The scalar type of a float or of the lanes of a float vector.
+pub(crate) fn scalar_of(t: Type) -> Type {
+    if vector_lanes(t).is_some() {
+        unsafe { LLVMGetElementType(t) }
+    } else {
+        t
+    }
+}
+
+/// Width rank of a float type (or of a float vector's lanes), used to decide
+/// between `fpext` and `fptrunc`.
 pub(crate) fn float_rank(t: Type) -> u32 {
     use LLVMTypeKind::*;
-    match kind(t) {
+    match kind(scalar_of(t)) {
         LLVMHalfTypeKind | LLVMBFloatTypeKind => 16,
         LLVMFloatTypeKind => 32,
         LLVMDoubleTypeKind => 64,
@@ -242,8 +265,17 @@ pub(crate) fn incoming(phi: Value) -> Vec<(Value, Block)> {
     }
 }
 
+/// A float constant; for a vector type, `x` in every lane.
 pub(crate) fn const_real(t: Type, x: f64) -> Value {
-    unsafe { LLVMConstReal(t, x) }
+    unsafe {
+        match vector_lanes(t) {
+            Some(n) => {
+                let mut lanes = vec![LLVMConstReal(LLVMGetElementType(t), x); n as usize];
+                LLVMConstVector(lanes.as_mut_ptr(), n)
+            }
+            None => LLVMConstReal(t, x),
+        }
+    }
 }
 
 /// The value of a floating-point constant, if `v` is one.

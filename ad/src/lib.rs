@@ -22,12 +22,14 @@ pub mod diag;
 mod emit;
 mod gen;
 mod ir;
+mod lanes;
 mod markers;
 mod memory;
 mod names;
 mod prep;
 pub mod rules;
 mod runtime;
+mod trip;
 
 use std::collections::HashSet;
 

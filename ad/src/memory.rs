@@ -181,7 +181,7 @@ fn analyze_once(
                 Kind::Load => {
                     let p = ops[0];
                     let s = m.status(p);
-                    if ir::is_float(t) {
+                    if ir::is_real(t) {
                         match s {
                             PtrStatus::Shadowed => {
                                 m.varied.insert(i);
@@ -209,7 +209,7 @@ fn analyze_once(
                     let (v, p) = (ops[0], ops[1]);
                     let vt = ir::type_of(v);
                     let s = m.status(p);
-                    if ir::is_float(vt) {
+                    if ir::is_real(vt) {
                         match s {
                             PtrStatus::Shadowed => {}
                             PtrStatus::Constant if !m.varied.contains(&v) => {}
@@ -377,7 +377,7 @@ fn analyze_once(
                             "comes from an operation the engine does not track"
                         };
                         m.ptr.insert(i, PtrStatus::Unknown(why));
-                    } else if ir::is_float(t) && any_varied {
+                    } else if ir::is_real(t) && any_varied {
                         m.varied.insert(i);
                     }
                 }
@@ -616,7 +616,8 @@ fn usage_elem(f: Value, root: Value) -> Option<Elem> {
             if root_of(ptr) != root {
                 continue;
             }
-            let e = match ir::kind(t) {
+            // A vector access touches lanes of its element type.
+            let e = match ir::kind(ir::scalar_of(t)) {
                 llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
                 llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
                 llvm_sys::LLVMTypeKind::LLVMPointerTypeKind => Elem::Ptr,
@@ -651,10 +652,12 @@ fn flatten(t: ir::Type, base: u64, td: llvm_sys::target::LLVMTargetDataRef, out:
             // Bytes (`[24 x i8]`, as SROA makes slots) say nothing about what they hold.
             LLVMIntegerTypeKind if LLVMGetIntTypeWidth(t) == 8 => return false,
             LLVMIntegerTypeKind => out.push((base, LLVMABISizeOfType(td, t), Elem::Int)),
-            LLVMArrayTypeKind => {
+            LLVMArrayTypeKind | LLVMVectorTypeKind => {
                 let e = LLVMGetElementType(t);
                 let size = LLVMABISizeOfType(td, e);
-                for k in 0..LLVMGetArrayLength2(t) {
+                let n =
+                    if ir::kind(t) == LLVMArrayTypeKind { LLVMGetArrayLength2(t) } else { LLVMGetVectorSize(t) as u64 };
+                for k in 0..n {
                     if !flatten(e, base + k * size, td, out) {
                         return false;
                     }
@@ -804,10 +807,10 @@ pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
             LLVMOpcode::LLVMStore => ir::type_of(ir::operand(l, 0)),
             _ => continue,
         };
-        let e = match ir::kind(t) {
+        let e = match ir::kind(ir::scalar_of(t)) {
             llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
             llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
-            _ if ir::is_float(t) => return None,
+            _ if ir::is_real(t) => return None,
             _ => continue,
         };
         match seen {

@@ -672,3 +672,74 @@ fn no_marker_calls_leaves_module_valid() {
         assert_close(f1(ee, "id").call(2.0), 2.0, 0.0);
     });
 }
+
+#[test]
+fn vector_lanes_and_reductions() {
+    // p = 2·x·x²·(x−1)·(x−3) (a product with a lane that is zero at x = 1,
+    // where dividing the product by a lane would give NaN); m = max(x, x, 2, −x)
+    // (a tie at x = 3: the derivative counts once); s = x + Σ lanes, through a
+    // narrowing shuffle that reads one lane twice.
+    let mut ir = r#"
+declare double @llvm.vector.reduce.fmul.v4f64(double, <4 x double>)
+declare double @llvm.vector.reduce.fmax.v4f64(<4 x double>)
+declare double @llvm.vector.reduce.fadd.v2f64(double, <2 x double>)
+define double @prod(double %x, i32 %n) {
+  %a = insertelement <4 x double> poison, double %x, i64 0
+  %x2 = fmul double %x, %x
+  %b = insertelement <4 x double> %a, double %x2, i64 1
+  %xm = fsub double %x, 1.0
+  %c = insertelement <4 x double> %b, double %xm, i64 2
+  %xs = fsub double %x, 3.0
+  %d = insertelement <4 x double> %c, double %xs, i64 3
+  %p = call double @llvm.vector.reduce.fmul.v4f64(double 2.0, <4 x double> %d)
+  ret double %p
+}
+define double @max(double %x, i32 %n) {
+  %a = insertelement <4 x double> poison, double %x, i64 0
+  %s = shufflevector <4 x double> %a, <4 x double> <double poison, double poison, double 2.0, double poison>, <4 x i32> <i32 0, i32 0, i32 6, i32 poison>
+  %nx = fneg double %x
+  %v = insertelement <4 x double> %s, double %nx, i64 3
+  %m = call double @llvm.vector.reduce.fmax.v4f64(<4 x double> %v)
+  ret double %m
+}
+define double @sum(double %x, i32 %n) {
+  %a = insertelement <4 x double> zeroinitializer, double %x, i64 1
+  %sq = fmul double %x, %x
+  %b = insertelement <4 x double> %a, double %sq, i64 3
+  %w = fmul <4 x double> %b, <double 5.0, double 3.0, double 7.0, double 0.5>
+  %narrow = shufflevector <4 x double> %w, <4 x double> poison, <2 x i32> <i32 3, i32 1>
+  %twice = shufflevector <2 x double> %narrow, <2 x double> poison, <2 x i32> <i32 1, i32 1>
+  %both = fadd <2 x double> %narrow, %twice
+  %r = call double @llvm.vector.reduce.fadd.v2f64(double %x, <2 x double> %both)
+  %lane = extractelement <2 x double> %both, i32 %n
+  %out = fadd double %r, %lane
+  ret double %out
+}
+"#
+    .to_string();
+    for f in ["prod", "max", "sum"] {
+        ir += &grad_and_tangent_xn(f)
+            .replace("@grad(", &format!("@grad_{f}("))
+            .replace("@tangent(", &format!("@tangent_{f}("));
+    }
+    with_jit(&ir, |ee| unsafe {
+        let call = |name: &str, x: f64, n: i32| fi(ee, name).call(x, n);
+        // d/dx 2x³(x−1)(x−3) = 2(5x⁴ − 16x³ + 9x²)
+        for x in [1.0f64, 0.5, 3.0, -1.25] {
+            let want = 2.0 * (5.0 * x.powi(4) - 16.0 * x.powi(3) + 9.0 * x * x);
+            assert_close(call("grad_prod", x, 0), want, 1e-12);
+            assert_close(call("tangent_prod", x, 0), want, 1e-12);
+        }
+        for (x, want) in [(3.0, 1.0), (-3.0, -1.0), (1.0, 0.0), (2.5, 1.0)] {
+            assert_close(call("grad_max", x, 0), want, 1e-15);
+            assert_close(call("tangent_max", x, 0), want, 1e-15);
+        }
+        // s = x + (0.5x² + 3x) + 2·(3x) [lanes: narrow = (0.5x², 3x), twice = (3x, 3x)],
+        // plus lane n of `both`: n = 0 → 0.5x² + 3x, n = 1 → 6x.
+        for (x, n) in [(0.75, 0), (0.75, 1), (-2.0, 0), (-2.0, 1)] {
+            let want = 1.0 + (x + 3.0) + 6.0 + if n == 0 { x + 3.0 } else { 6.0 };
+            assert_close(call("grad_sum", x, n), want, 1e-12);
+            assert_close(call("tangent_sum", x, n), want, 1e-12);
+        }
+    });
+}
