@@ -908,7 +908,7 @@ impl<'g> Reverse<'g> {
 
     fn compute_reservation(&mut self, l: usize) -> Option<Value> {
         let entry = *self.entry_instance.get(&l)?;
-        let c = crate::trip::counted(&self.cfg.loops[l])?;
+        let c = crate::trip::counted(&self.cfg, &self.cfg.loops[l])?;
         let width = ir::int_width(ir::type_of(c.start));
         if width > 64 {
             return None;

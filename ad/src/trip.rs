@@ -8,7 +8,7 @@
 use llvm_sys::core::*;
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
 
-use crate::cfg::Loop;
+use crate::cfg::{Cfg, Loop};
 use crate::ir::{self, Value};
 
 /// `for (i = start; i <cmp> bound; i += step)`: an integer header phi
@@ -25,7 +25,7 @@ pub(crate) struct Counted {
 }
 
 /// The counted-loop shape of `l`, if it has one.
-pub(crate) fn counted(l: &Loop) -> Option<Counted> {
+pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
     let inside = |v: Value| ir::is_instruction(v) && l.blocks.contains(&ir::parent_block(v));
     for phi in ir::instructions(l.header) {
         if ir::opcode(phi) != LLVMOpcode::LLVMPHI {
@@ -58,15 +58,18 @@ pub(crate) fn counted(l: &Loop) -> Option<Counted> {
         if step == 0 {
             continue;
         }
-        // A conditional exit comparing the variable (or its next value) with an invariant.
-        for b in &l.blocks {
+        // A conditional exit comparing the variable (or its next value) with an
+        // invariant, tested on every iteration (its block dominates the latch).
+        for (b, _) in &l.exits {
             let t = ir::terminator(*b);
-            if ir::opcode(t) != LLVMOpcode::LLVMBr || ir::operand_count(t) != 3 {
+            if ir::opcode(t) != LLVMOpcode::LLVMBr
+                || ir::operand_count(t) != 3
+                || !l.latches.iter().all(|latch| cfg.dominates(*b, *latch))
+            {
                 continue;
             }
-            let exits = ir::successors(t).iter().any(|s| !l.blocks.contains(s));
             let cond = ir::operand(t, 0);
-            if !exits || ir::opcode(cond) != LLVMOpcode::LLVMICmp {
+            if ir::opcode(cond) != LLVMOpcode::LLVMICmp {
                 continue;
             }
             let (a, c) = (ir::operand(cond, 0), ir::operand(cond, 1));
