@@ -507,21 +507,6 @@ pub(crate) fn check_function(
                         Some(i),
                     )
                 }
-                Kind::Store
-                | Kind::MemSet
-                | Kind::MemCpy
-                | Kind::Alloc(_)
-                | Kind::Free
-                | Kind::Realloc
-                | Kind::LibCall
-                    if role == Role::Nested =>
-                {
-                    fail(
-                        format!("cannot differentiate `{shown}`: it has side effects and is called recursively"),
-                        "recursive functions that write memory, allocate or call the C library are not supported yet",
-                        Some(i),
-                    )
-                }
                 _ => {}
             }
         }

@@ -163,7 +163,30 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     gen.prep.delete_all();
     remove_type_hints(module);
     define_leftover_markers(module);
+    if gen.made_coroutines {
+        lower_coroutines(module).map_err(|e| vec![Diagnostic::new(e)])?;
+    }
     Ok(summary)
+}
+
+/// Splits the derivatives made as coroutines (see
+/// [`gen::Generator::split_derivative`]) into their parts, so the module
+/// needs no coroutine lowering from whoever compiles it.
+fn lower_coroutines(module: LLVMModuleRef) -> Result<(), String> {
+    let passes = ir::cstring("coro-early,cgscc(coro-split),coro-cleanup");
+    unsafe {
+        let opts = llvm_sys::transforms::pass_builder::LLVMCreatePassBuilderOptions();
+        let err =
+            llvm_sys::transforms::pass_builder::LLVMRunPasses(module, passes.as_ptr(), std::ptr::null_mut(), opts);
+        llvm_sys::transforms::pass_builder::LLVMDisposePassBuilderOptions(opts);
+        if !err.is_null() {
+            let msg = llvm_sys::error::LLVMGetErrorMessage(err);
+            let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
+            llvm_sys::error::LLVMDisposeErrorMessage(msg);
+            return Err(format!("internal error: lowering split derivatives failed: {s}"));
+        }
+    }
+    Ok(())
 }
 
 fn entry_name(mode: Mode) -> &'static str {
