@@ -407,25 +407,14 @@ pub(crate) fn scalar_interface_type(t: Type) -> bool {
     ir::is_float(t) || ir::is_int(t)
 }
 
-/// How a function is reached.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    /// Named by an `__enzyme_*` call: pointer parameters allowed.
-    Root,
-    /// Called from differentiated code and not inlined (recursion): its
-    /// derivative recomputes it, so it must be pure and scalar.
-    Nested,
-}
-
 /// Checks a preprocessed function under an activity pattern (`dup[k]`: pointer
 /// parameter `k` has a shadow); returns its diagnostics and the module
-/// functions it calls (which must be checked too, as [`Role::Nested`]).
+/// functions it calls that stay calls (recursion), which must be checked too.
 pub(crate) fn check_function(
     f: Value,
     original_name: &str,
     dup: &[bool],
     mode: Mode,
-    role: Role,
 ) -> (Vec<Diagnostic>, Vec<(Value, Vec<bool>)>) {
     let mut diags = Vec::new();
     let mut callees = Vec::new();
@@ -494,19 +483,6 @@ pub(crate) fn check_function(
                     fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i))
                 }
                 Kind::Call(callee) => callees.push((callee, i)),
-                Kind::Load
-                    if role == Role::Nested
-                        && memory::constant_root(memory::root_of(ir::operand(i, 0)))
-                            .is_some_and(memory::shadowable_global) =>
-                {
-                    // Its derivative would reset the global's shadow, losing its caller's adjoints.
-                    fail(
-                        format!("cannot differentiate `{shown}`: it is called recursively and reads a global"),
-                        "recursive functions reading mutable floating-point globals are not supported yet; \
-                         pass the value as an argument",
-                        Some(i),
-                    )
-                }
                 _ => {}
             }
         }

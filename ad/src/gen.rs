@@ -106,6 +106,8 @@ pub(crate) struct Generator {
     pending: Vec<(Key, Value)>,
     /// Whether split derivatives (coroutines, to be lowered) were made.
     pub made_coroutines: bool,
+    /// Shadow globals of the module's derivatives.
+    pub shadow_globals: ShadowGlobals,
 }
 
 const EMPTY: *const std::ffi::c_char = c"".as_ptr();
@@ -120,6 +122,7 @@ impl Generator {
             made: HashMap::new(),
             pending: Vec::new(),
             made_coroutines: false,
+            shadow_globals: Default::default(),
         }
     }
 
@@ -353,17 +356,18 @@ fn map_params(
 /// Shadows of pointer values, shared by both modes.
 struct Shadows {
     sh: HashMap<Value, Value>,
-    /// Shadow globals in use, per global.
-    globals: std::cell::RefCell<HashMap<Value, Value>>,
-    /// Builder parked in the derivative's first block: shadow globals are
-    /// zeroed there, so each derivative call starts from zero.
-    prologue: LLVMBuilderRef,
+    /// The module's shadow globals, per global (shared by all derivatives).
+    globals: ShadowGlobals,
     module: LLVMModuleRef,
 }
 
+/// Shadow globals made so far, per global. They are zeroed before each
+/// top-level derivative call (not inside derivatives, which also run nested).
+pub(crate) type ShadowGlobals = std::rc::Rc<std::cell::RefCell<HashMap<Value, Value>>>;
+
 impl Shadows {
-    fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, prologue: LLVMBuilderRef) -> Shadows {
-        Shadows { sh, globals: Default::default(), prologue, module }
+    fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, globals: ShadowGlobals) -> Shadows {
+        Shadows { sh, globals, module }
     }
 
     /// The shadow of a pointer operand: null stays null.
@@ -394,9 +398,6 @@ impl Shadows {
             LLVMSetInitializer(s, LLVMConstNull(t));
             LLVMSetLinkage(s, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
             LLVMSetAlignment(s, LLVMGetAlignment(v));
-            let ctx = LLVMGetModuleContext(self.module);
-            let zero = LLVMConstInt(LLVMInt8TypeInContext(ctx), 0, 0);
-            LLVMBuildMemSet(self.prologue, s, zero, LLVMSizeOf(t), 1);
             self.globals.borrow_mut().insert(v, s);
             return s;
         }
@@ -517,10 +518,9 @@ impl<'g> Forward<'g> {
         let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
         let e = Emitter::new(g.module);
         let (map, tan, sh) = map_params(f, d, dup, Mode::Forward);
-        // A first block for the prologue (zeroing shadow globals), then the body.
+        // A first block of its own, so the body's entry may be a loop header.
         let prologue_block = e.append_block(d, "prologue");
-        let prologue = unsafe { LLVMCreateBuilderInContext(e.ctx) };
-        let sh = Shadows::new(sh, g.module, prologue);
+        let sh = Shadows::new(sh, g.module, g.shadow_globals.clone());
         let mut s = Forward { g, e, cfg, mem, map, tan, sh };
         for b in s.cfg.order.clone() {
             let nb = s.e.append_block(d, "");
@@ -528,7 +528,6 @@ impl<'g> Forward<'g> {
         }
         s.e.at_end(prologue_block);
         s.e.br(s.block(s.cfg.entry()));
-        unsafe { LLVMPositionBuilderBefore(prologue, ir::terminator(prologue_block)) };
         for b in s.cfg.order.clone() {
             s.e.at_end(s.block(b));
             let live = s.cfg.live.contains(&b);
@@ -541,7 +540,6 @@ impl<'g> Forward<'g> {
             }
         }
         s.fill_phis();
-        unsafe { LLVMDisposeBuilder(prologue) };
     }
 
     /// Phis get their incoming values once every block exists: values fed
@@ -840,6 +838,7 @@ impl<'g> Reverse<'g> {
         let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
         let (map, _, sh) = map_params(f, d, dup, Mode::Reverse);
         let g_module = g.module;
+        let globals = g.shadow_globals.clone();
         let mut r = Reverse {
             g,
             e,
@@ -848,7 +847,7 @@ impl<'g> Reverse<'g> {
             slots,
             slot_block,
             map,
-            sh: Shadows::new(sh, g_module, slots),
+            sh: Shadows::new(sh, g_module, globals),
             fwd: HashMap::new(),
             rev: HashMap::new(),
             adj: HashMap::new(),

@@ -40,7 +40,6 @@ pub use diag::{Diagnostic, SourceLocation};
 pub use gen::Mode;
 pub use names::display_name;
 
-use crate::classify::Role;
 use crate::emit::Emitter;
 use crate::gen::Generator;
 use crate::ir::{Type, Value};
@@ -120,7 +119,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         let mask = plan.dup_mask();
         if checked.insert((clone, mask.clone(), plan.mode)) {
             let name = ir::name(plan.function);
-            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, Role::Root);
+            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
             let mut work = callees;
             while let Some((f, mask)) = work.pop() {
@@ -128,11 +127,12 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
                     continue;
                 }
                 let name = ir::name(gen.prep.original(f));
-                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode, Role::Nested);
+                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode);
                 diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
                 work.extend(callees);
             }
         }
+        diags.extend(globals_passed_and_used(plan, &called_from(clone)));
     }
     if !diags.is_empty() {
         if !options.keep_clones_on_error {
@@ -149,8 +149,9 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     }
     gen.run();
     summary.activity = std::mem::take(&mut gen.reports);
+    let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
     for (plan, d) in plans.iter().zip(targets) {
-        rewrite(module, plan, d);
+        rewrite(module, plan, d, &shadow_globals);
         summary.calls.push(format!(
             "{} of `{}`",
             match plan.mode {
@@ -167,6 +168,57 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         lower_coroutines(module).map_err(|e| vec![Diagnostic::new(e)])?;
     }
     Ok(summary)
+}
+
+/// A global passed as a duplicated argument must not also be used directly
+/// by the differentiated code: its direct uses would see the engine's own
+/// shadow of the global (or none), not the shadow passed, and the adjoint
+/// would be split between them.
+fn globals_passed_and_used(plan: &MarkerCall, functions: &[Value]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for a in plan.args.iter().filter(|a| a.shadow.is_some()) {
+        let Some(g) = memory::constant_root(a.primal) else { continue };
+        let used = functions.iter().any(|f| {
+            ir::blocks(*f)
+                .into_iter()
+                .flat_map(ir::instructions)
+                .any(|i| (0..ir::operand_count(i)).any(|k| memory::constant_root(ir::operand(i, k)) == Some(g)))
+        });
+        if used {
+            let gname = display_name(&ir::name(g));
+            let fname = display_name(&ir::name(plan.function));
+            diags.push(
+                markers::at_call(
+                    plan.call,
+                    format!("global `{gname}` is passed as a duplicated argument and also used directly by `{fname}`"),
+                )
+                .with_help(
+                    "its derivative would be split between the shadow passed here and the uses of the global; \
+                     access it only through the argument, or pass it as `enzyme_const`",
+                ),
+            );
+        }
+    }
+    diags
+}
+
+/// `f` and the functions with bodies it calls, directly or not.
+fn called_from(f: Value) -> Vec<Value> {
+    let mut seen = vec![f];
+    let mut k = 0;
+    while k < seen.len() {
+        for i in ir::blocks(seen[k]).into_iter().flat_map(ir::instructions) {
+            if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
+                if let Some(c) = ir::called_function(i).filter(|c| !ir::is_declaration(*c)) {
+                    if !seen.contains(&c) {
+                        seen.push(c);
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+    seen
 }
 
 /// Splits the derivatives made as coroutines (see
@@ -197,9 +249,16 @@ fn entry_name(mode: Mode) -> &'static str {
 }
 
 /// Replaces a marker call by a call of its derivative `d`.
-fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value) {
+fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &[Value]) {
     let e = Emitter::new(module);
     e.before(plan.call);
+    // Each derivative call starts with the globals' derivatives at zero.
+    for s in shadow_globals {
+        unsafe {
+            let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+            LLVMBuildMemSet(e.b, *s, zero, LLVMSizeOf(LLVMGlobalGetValueType(*s)), LLVMGetAlignment(*s));
+        }
+    }
     let f = plan.function;
     let params = ir::params(f);
     let rt = ir::return_type(f);
