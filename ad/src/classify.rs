@@ -56,8 +56,9 @@ pub(crate) enum Kind {
     /// `realloc`: the shadow is reallocated alongside (see `gen`).
     Realloc,
     /// `extractelement`, `insertelement` and `shufflevector` on float
-    /// vectors: they move floats between lanes, and their derivatives move
-    /// the same way (forward) or back (reverse).
+    /// vectors, `extractvalue` and `insertvalue` on float aggregates: they
+    /// move floats between lanes or fields, and their derivatives move the
+    /// same way (forward) or back (reverse).
     Lanes,
     /// `llvm.vector.reduce.*` over a float vector.
     Reduce(Reduction),
@@ -198,6 +199,7 @@ pub(crate) fn classify(i: Value) -> Kind {
         {
             Kind::Lanes
         }
+        LLVMExtractValue | LLVMInsertValue if ir::is_float_aggregate(ir::type_of(ir::operand(i, 0))) => Kind::Lanes,
         LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector | LLVMExtractValue | LLVMInsertValue => {
             let any_float = contains_float(ty)
                 || (0..ir::operand_count(i)).any(|k| contains_float(ir::type_of(ir::operand(i, k))));
@@ -275,6 +277,10 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "srand",
     "__errno_location",
 ];
+
+/// compiler-rt's complex multiplication and division, which clang calls
+/// unless told the operands are finite.
+const COMPLEX_HELPERS: &[&str] = &["__muldc3", "__divdc3", "__mulsc3", "__divsc3", "__mulxc3", "__divxc3"];
 
 /// Intrinsics that never carry a derivative.
 const INACTIVE_INTRINSICS: &[&str] = &[
@@ -376,6 +382,13 @@ fn classify_call(call: Value) -> Kind {
                     return Kind::Rule(r);
                 }
             }
+        }
+        if COMPLEX_HELPERS.contains(&name.as_str()) {
+            return unsupported(
+                format!("complex multiplication or division (`{name}`, with C99's infinity and NaN recovery)"),
+                "compile with -fcx-limited-range (or -ffast-math): clang then writes complex products and \
+                 quotients as plain arithmetic, which is differentiated",
+            );
         }
         return unsupported(
             format!("call to external function `{}`", display_name(&name)),

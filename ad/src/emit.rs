@@ -71,6 +71,23 @@ impl Emitter {
         unsafe { LLVMBuildFAdd(self.b, a, b, EMPTY) }
     }
 
+    /// `a + b` for any derivative-carrying type: float aggregates add field
+    /// by field (their integer fields are kept from `a`).
+    pub fn add(&self, a: Value, b: Value) -> Value {
+        let t = ir::type_of(a);
+        if !ir::is_float_aggregate(t) {
+            return self.fadd(a, b);
+        }
+        let mut out = a;
+        for (k, et) in ir::aggregate_elements(t).into_iter().enumerate() {
+            if ir::is_real(et) {
+                let s = self.add(self.extract(a, k as u32), self.extract(b, k as u32));
+                out = self.insert(out, s, k as u32);
+            }
+        }
+        out
+    }
+
     pub fn fmul(&self, a: Value, b: Value) -> Value {
         unsafe { LLVMBuildFMul(self.b, a, b, EMPTY) }
     }

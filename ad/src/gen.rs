@@ -1665,7 +1665,7 @@ impl<'g> Reverse<'g> {
                 if self.mem.status(p) == PtrStatus::Shadowed {
                     let sp = self.shadow(p);
                     let old = self.e.load_like(t, sp, i);
-                    let new = self.e.fadd(old, d);
+                    let new = self.e.add(old, d);
                     self.e.store_like(new, sp, i);
                 }
             }
@@ -1857,7 +1857,7 @@ impl<'g> Reverse<'g> {
         let t = ir::type_of(v);
         let slot = self.adj_slot(v);
         let old = self.e.load(t, slot);
-        let new = self.e.fadd(old, delta);
+        let new = self.e.add(old, delta);
         self.e.store(new, slot);
     }
 }

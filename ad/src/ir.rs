@@ -81,10 +81,47 @@ pub(crate) fn is_float(t: Type) -> bool {
     )
 }
 
-/// Scalar floats and fixed-width vectors of them (`<4 x double>`): the
-/// types whose values carry derivatives, lane by lane for vectors.
+/// The types whose values carry derivatives: scalar floats, fixed-width
+/// vectors of them (`<4 x double>`, lane by lane), and structs and arrays
+/// held in registers whose leaves are such values or integers (`{ double,
+/// double }`, `{ double, i32 }`; the integers carry nothing). Aggregates with
+/// pointers are not: their shadows are pointers, not derivatives.
 pub(crate) fn is_real(t: Type) -> bool {
-    is_float(t) || vector_lanes(t).is_some()
+    is_float(t) || vector_lanes(t).is_some() || is_float_aggregate(t)
+}
+
+/// A struct or array of floats, float vectors and integers, with a float.
+pub(crate) fn is_float_aggregate(t: Type) -> bool {
+    // (leaves all allowed, some leaf a float)
+    fn leaves(t: Type) -> (bool, bool) {
+        unsafe {
+            match kind(t) {
+                LLVMTypeKind::LLVMStructTypeKind => (0..LLVMCountStructElementTypes(t))
+                    .map(|k| leaves(LLVMStructGetTypeAtIndex(t, k)))
+                    .fold((true, false), |(a, b), (c, d)| (a && c, b || d)),
+                LLVMTypeKind::LLVMArrayTypeKind => leaves(LLVMGetElementType(t)),
+                LLVMTypeKind::LLVMIntegerTypeKind => (true, false),
+                _ => {
+                    let real = is_float(t) || vector_lanes(t).is_some();
+                    (real, real)
+                }
+            }
+        }
+    }
+    matches!(kind(t), LLVMTypeKind::LLVMStructTypeKind | LLVMTypeKind::LLVMArrayTypeKind) && leaves(t) == (true, true)
+}
+
+/// The element types of a struct or array, in order.
+pub(crate) fn aggregate_elements(t: Type) -> Vec<Type> {
+    unsafe {
+        match kind(t) {
+            LLVMTypeKind::LLVMStructTypeKind => {
+                (0..LLVMCountStructElementTypes(t)).map(|k| LLVMStructGetTypeAtIndex(t, k)).collect()
+            }
+            LLVMTypeKind::LLVMArrayTypeKind => vec![LLVMGetElementType(t); LLVMGetArrayLength2(t) as usize],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// The lane count of a fixed-width vector of floats.

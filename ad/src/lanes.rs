@@ -34,6 +34,25 @@ pub(crate) fn linear_tangent(
     }
 }
 
+/// The index path of an `extractvalue`/`insertvalue`.
+fn indices(i: Value) -> Vec<u32> {
+    unsafe {
+        let n = LLVMGetNumIndices(i) as usize;
+        std::slice::from_raw_parts(LLVMGetIndices(i), n).to_vec()
+    }
+}
+
+/// `agg` with the field at `path` replaced by `v`.
+fn insert_path(e: &Emitter, agg: Value, v: Value, path: &[u32]) -> Value {
+    match path {
+        [] => v,
+        [k, rest @ ..] => {
+            let inner = insert_path(e, e.extract(agg, *k), v, rest);
+            e.insert(agg, inner, *k)
+        }
+    }
+}
+
 /// The lanes of a float vector, as scalars.
 fn lanes(e: &Emitter, v: Value) -> Vec<Value> {
     let n = ir::vector_lanes(ir::type_of(v)).expect("a float vector");
@@ -206,6 +225,19 @@ pub(crate) fn lanes_adjoints(e: &Emitter, i: Value, d: Value, primal: impl Fn(Va
                 let da: Vec<Value> = acc[..n as usize].iter().map(|x| x.unwrap_or(zero)).collect();
                 let db: Vec<Value> = acc[n as usize..].iter().map(|x| x.unwrap_or(zero)).collect();
                 vec![(a, from_lanes(e, t, &da)), (b, from_lanes(e, t, &db))]
+            }
+            LLVMExtractValue => {
+                let agg = ir::operand(i, 0);
+                let path = indices(i);
+                vec![(agg, insert_path(e, e.zero(ir::type_of(agg)), d, &path))]
+            }
+            LLVMInsertValue => {
+                let (agg, v) = (ir::operand(i, 0), ir::operand(i, 1));
+                let path = indices(i);
+                // The inserted field replaced whatever `agg` had there.
+                let dagg = insert_path(e, d, e.zero(ir::type_of(v)), &path);
+                let dv = path.iter().fold(d, |x, k| e.extract(x, *k));
+                vec![(agg, dagg), (v, dv)]
             }
             op => unreachable!("not a lane instruction: {op:?}"),
         }

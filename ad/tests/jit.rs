@@ -743,3 +743,70 @@ define double @sum(double %x, i32 %n) {
         }
     });
 }
+
+#[test]
+fn float_aggregates_in_registers_and_memory() {
+    // A pair carried by a loop phi, fields read and replaced, a nested struct
+    // with an array and an integer field stored to and loaded from a stack
+    // slot, a select of aggregates.
+    let mut ir = r#"
+%pair = type { double, double }
+%rec = type { double, [2 x double], i32 }
+declare double @llvm.sin.f64(double)
+define double @agg(double %x, i32 %n) {
+entry:
+  %slot = alloca %rec
+  %a = insertvalue %pair undef, double %x, 0
+  %x2 = fmul double %x, %x
+  %b = insertvalue %pair %a, double %x2, 1
+  br label %loop
+loop:
+  %p = phi %pair [ %b, %entry ], [ %q, %loop ]
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %re = extractvalue %pair %p, 0
+  %im = extractvalue %pair %p, 1
+  %re2 = fmul double %re, %im
+  %im2 = fadd double %re, %im
+  %s = call double @llvm.sin.f64(double %im2)
+  %q0 = insertvalue %pair %p, double %re2, 0
+  %q = insertvalue %pair %q0, double %s, 1
+  %i1 = add i32 %i, 1
+  %c = icmp slt i32 %i1, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  %fre = extractvalue %pair %q, 0
+  %fim = extractvalue %pair %q, 1
+  %r0 = insertvalue %rec { double 1.0, [2 x double] zeroinitializer, i32 7 }, double %fre, 1, 0
+  %r1 = insertvalue %rec %r0, double %fim, 1, 1
+  %r2 = insertvalue %rec %r1, i32 %n, 2
+  store %rec %r2, ptr %slot
+  %big = fcmp ogt double %fre, %fim
+  %sw = insertvalue %pair undef, double %fim, 0
+  %sw1 = insertvalue %pair %sw, double %fre, 1
+  %pick = select i1 %big, %pair %q, %pair %sw1
+  %back = load %rec, ptr %slot
+  %arr = extractvalue %rec %back, 1
+  %e0 = extractvalue [2 x double] %arr, 0
+  %e1 = extractvalue %rec %back, 1, 1
+  %k = extractvalue %rec %back, 2
+  %kf = sitofp i32 %k to double
+  %pk = extractvalue %pair %pick, 0
+  %t0 = fmul double %e0, %e1
+  %t1 = fmul double %pk, %kf
+  %t = fadd double %t0, %t1
+  ret double %t
+}
+"#
+    .to_string();
+    ir += &grad_and_tangent_xn("agg");
+    with_jit(&ir, |ee| unsafe {
+        let f = |x: f64, n: i32| fi(ee, "agg").call(x, n);
+        for (x, n) in [(0.4, 1), (0.4, 3), (-0.6, 2), (0.9, 4)] {
+            let h = 1e-6;
+            let fd = (f(x + h, n) - f(x - h, n)) / (2.0 * h);
+            let g = fi(ee, "grad").call(x, n);
+            assert_close(g, fd, 1e-6);
+            assert_close(fi(ee, "tangent").call(x, n), g, 1e-12);
+        }
+    });
+}
