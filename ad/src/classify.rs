@@ -116,8 +116,8 @@ fn is_float_aggregate(t: Type) -> bool {
     contains_float(t) && !ir::is_real(t)
 }
 
-const MEMORY_HELP: &str = "this version differentiates functions over scalar `float`/`double` values only; \
-     memory (pointers, arrays, globals) is not supported yet";
+const MEMORY_HELP: &str = "parameters and results of differentiated functions (and of recursive calls) must be \
+     floats, integers or pointers; pass structs and vectors by pointer";
 
 /// Classifies one instruction of a (preprocessed) function.
 pub(crate) fn classify(i: Value) -> Kind {
@@ -464,7 +464,7 @@ pub(crate) fn check_function(
         );
     }
     let rt = ir::return_type(f);
-    if !(scalar_interface_type(rt) || ir::is_void(rt)) {
+    if !(scalar_interface_type(rt) || ir::is_void(rt) || ir::is_pointer(rt)) {
         fail(format!("cannot differentiate `{shown}`: it returns `{}`", ir::print_type(rt)), MEMORY_HELP, None);
     }
     for b in &cfg.irreducible {

@@ -504,10 +504,32 @@ fn result_really_used(call: Value) -> bool {
     while !u.is_null() {
         unsafe {
             let user = LLVMGetUser(u);
+            // Stored into a local that is never read back (as at -O0).
             let parked = !LLVMIsAStoreInst(user).is_null()
                 && LLVMGetOperand(user, 0) == call
-                && !LLVMIsAAllocaInst(LLVMGetOperand(user, 1)).is_null();
+                && !LLVMIsAAllocaInst(LLVMGetOperand(user, 1)).is_null()
+                && !slot_is_read(LLVMGetOperand(user, 1));
             if !parked {
+                return true;
+            }
+            u = LLVMGetNextUse(u);
+        }
+    }
+    false
+}
+
+/// Whether a stack slot is read: anything but stores into it, intrinsics
+/// (lifetime markers, debug info) and loads whose value goes unused counts.
+fn slot_is_read(slot: Value) -> bool {
+    let mut u = unsafe { LLVMGetFirstUse(slot) };
+    while !u.is_null() {
+        unsafe {
+            let user = LLVMGetUser(u);
+            let store_into = !LLVMIsAStoreInst(user).is_null() && LLVMGetOperand(user, 1) == slot;
+            let intrinsic = !LLVMIsAIntrinsicInst(user).is_null();
+            // `(void)r;` at -O0 loads the slot and drops the value.
+            let dropped = !LLVMIsALoadInst(user).is_null() && LLVMGetFirstUse(user).is_null();
+            if !store_into && !intrinsic && !dropped {
                 return true;
             }
             u = LLVMGetNextUse(u);
