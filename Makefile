@@ -8,7 +8,8 @@
 PREFIX ?= /usr/local
 CARGO ?= cargo
 LLVM_PREFIX = /usr/lib/llvm-22
-DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 libpolly-22-dev libzstd-dev cmake make valgrind
+DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 flang-22 libomp-22-dev libpolly-22-dev libzstd-dev \
+  mpich libmpich-dev cmake make valgrind
 export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
 
 .PHONY: all deps build install demo test clean
@@ -31,13 +32,16 @@ build: deps
 
 install: build
 	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme
-	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/cargo-enzyme $(PREFIX)/bin/
+	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/enzyme-fortran \
+	  target/release/cargo-enzyme $(PREFIX)/bin/
 	ln -sf enzyme-cxx $(PREFIX)/bin/enzyme-c++
 	# LLVM 22's archiver under names build systems find next to enzyme-cc
 	# (CMake looks for enzyme-llvm-ar first): an older llvm-ar cannot read our bitcode.
 	for t in ar llvm-ar; do ln -sf $(LLVM_PREFIX)/bin/llvm-ar $(PREFIX)/bin/enzyme-$$t; done
 	for t in ranlib llvm-ranlib; do ln -sf $(LLVM_PREFIX)/bin/llvm-ranlib $(PREFIX)/bin/enzyme-$$t; done
-	install -m 644 wrappers/include/enzyme/enzyme.h $(PREFIX)/include/enzyme/enzyme.h
+	install -m 644 wrappers/include/enzyme/enzyme.h wrappers/include/enzyme/enzyme.f90 $(PREFIX)/include/enzyme/
+	# The Fortran module, compiled for flang 22 (`use enzyme`).
+	$(LLVM_PREFIX)/bin/flang -fsyntax-only -J $(PREFIX)/include/enzyme wrappers/include/enzyme/enzyme.f90
 
 demo: install
 	$(MAKE) -s -C templates/c CC=$(PREFIX)/bin/enzyme-cc clean run

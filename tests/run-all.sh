@@ -37,6 +37,8 @@ run_suite "C/C++ derivative programs" tests/run-c-tests.sh
 run_suite "error paths" tests/run-error-tests.sh
 run_suite "driver flags" tests/run-driver-tests.sh
 run_suite "make and CMake projects" tests/run-project-tests.sh
+run_suite "Fortran and mixed-language programs" tests/run-fortran-tests.sh
+run_suite "OpenMP and MPI" tests/run-parallel-tests.sh
 rm -f "$log"
 echo
 echo "all suites: $passed passed, $failed failed"

@@ -6,12 +6,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 CC=${ENZYME_CC:-enzyme-cc}
 AR=${ENZYME_AR:-$(command -v llvm-ar-22 || echo /usr/lib/llvm-22/bin/llvm-ar)}
 build=$here/build/projects
-rm -rf "$build" && mkdir -p "$build"
-passed=0
-failed=0
-report() {
-  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok   $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
-}
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 
 # make: separate compile and link steps, a static archive made with llvm-ar.
 for cflags in "-O0 -g" "-O2" "-O3 -g"; do
@@ -36,14 +32,26 @@ done
 
 # CMake: -DCMAKE_C_COMPILER=enzyme-cc, static library, ctest.
 if command -v cmake >/dev/null; then
+  # cmake_project NAME DIR TYPE CMAKE-FLAGS...: configure, build, ctest.
+  cmake_project() {
+    local name=$1 src=$2 type=$3
+    shift 3
+    local b="$build/$(basename "$src")-$type"
+    cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE="$type" "$@" >"$b.log" 2>&1 &&
+      cmake --build "$b" >>"$b.log" 2>&1 &&
+      (cd "$b" && ctest --output-on-failure >>"$b.log" 2>&1)
+    local rc=$?
+    [ $rc -ne 0 ] && cat "$b.log"
+    report "$name [$type]" $rc
+  }
+  CXX=${ENZYME_CXX:-enzyme-c++}
+  FC=${ENZYME_FC:-enzyme-fortran}
   for type in Debug Release; do
-    cmake -S "$here/projects/cmake" -B "$build/cmake-$type" -DCMAKE_C_COMPILER="$(command -v "$CC")" \
-      -DCMAKE_BUILD_TYPE=$type >"$build/cmake-$type.log" 2>&1 &&
-      cmake --build "$build/cmake-$type" >>"$build/cmake-$type.log" 2>&1 &&
-      (cd "$build/cmake-$type" && ctest --output-on-failure >>"$build/cmake-$type.log" 2>&1)
-    rc=$?
-    [ $rc -ne 0 ] && cat "$build/cmake-$type.log"
-    report "CMake project [$type]" $rc
+    cmake_project "CMake project" "$here/projects/cmake" $type -DCMAKE_C_COMPILER="$(command -v "$CC")"
+    # C, C++ and Fortran: -DCMAKE_<LANG>_COMPILER=enzyme-*.
+    cmake_project "CMake project in C, C++ and Fortran" "$here/projects/cmake-mixed" $type \
+      -DCMAKE_C_COMPILER="$(command -v "$CC")" -DCMAKE_CXX_COMPILER="$(command -v "$CXX")" \
+      -DCMAKE_Fortran_COMPILER="$(command -v "$FC")"
   done
 else
   echo "FAIL CMake project: cmake is not installed"

@@ -383,6 +383,27 @@ fn classify_call(call: Value) -> Kind {
                 }
             }
         }
+        if name.starts_with("__kmpc_") || name.starts_with("omp_") {
+            return unsupported(
+                format!("OpenMP construct (`{name}`)"),
+                "differentiating across OpenMP parallel regions is not supported yet; differentiate a serial \
+                 function (it may be called from inside a parallel region), or build this code without -fopenmp",
+            );
+        }
+        if name.starts_with("MPI_") || name.starts_with("PMPI_") {
+            return unsupported(
+                format!("MPI call (`{name}`)"),
+                "differentiating across MPI communication is not supported yet; differentiate each rank's local \
+                 computation and communicate the results outside it",
+            );
+        }
+        if name.starts_with("_FortranA") {
+            return unsupported(
+                format!("call to flang's runtime (`{name}`)"),
+                "flang calls its runtime for array intrinsics and whole-array assignments at -O0; compile with -O1 \
+                 or higher, where it writes them as loops, or write the loop out",
+            );
+        }
         if COMPLEX_HELPERS.contains(&name.as_str()) {
             return unsupported(
                 format!("complex multiplication or division (`{name}`, with C99's infinity and NaN recovery)"),

@@ -205,6 +205,50 @@ pub(crate) fn called_function(call: Value) -> Option<Value> {
 }
 
 /// `v` as a function, looking through constant casts and global aliases.
+/// For a load from a stack slot: the value the last store to the same
+/// address before it, in the same block, put there, when nothing in between
+/// can have changed it.
+fn stored_before(load: Value) -> Option<Value> {
+    unsafe {
+        let p = LLVMGetOperand(load, 0);
+        let root = |mut q: Value| {
+            while !LLVMIsAGetElementPtrInst(q).is_null() {
+                q = LLVMGetOperand(q, 0);
+            }
+            q
+        };
+        if LLVMIsAAllocaInst(root(p)).is_null() {
+            return None;
+        }
+        let same_address = |q: Value| {
+            q == p
+                || (!LLVMIsAGetElementPtrInst(q).is_null()
+                    && !LLVMIsAGetElementPtrInst(p).is_null()
+                    && LLVMGetNumOperands(q) == LLVMGetNumOperands(p)
+                    && (0..LLVMGetNumOperands(p) as u32).all(|k| {
+                        let (a, b) = (LLVMGetOperand(p, k), LLVMGetOperand(q, k));
+                        a == b
+                    }))
+        };
+        let mut i = LLVMGetPreviousInstruction(load);
+        while !i.is_null() {
+            if !LLVMIsAStoreInst(i).is_null() {
+                let q = LLVMGetOperand(i, 1);
+                if same_address(q) {
+                    return Some(LLVMGetOperand(i, 0));
+                }
+                if root(q) == root(p) {
+                    return None;
+                }
+            } else if !LLVMIsACallInst(i).is_null() {
+                return None;
+            }
+            i = LLVMGetPreviousInstruction(i);
+        }
+        None
+    }
+}
+
 pub(crate) fn strip_to_function(mut v: Value) -> Option<Value> {
     for _ in 0..8 {
         if v.is_null() {
@@ -220,11 +264,26 @@ pub(crate) fn strip_to_function(mut v: Value) -> Option<Value> {
             }
             if !LLVMIsAConstantExpr(v).is_null() {
                 match LLVMGetConstOpcode(v) {
-                    LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+                    LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast | LLVMOpcode::LLVMPtrToInt => {
                         v = LLVMGetOperand(v, 0);
                         continue;
                     }
                     _ => return None,
+                }
+            }
+            // Unoptimised code (flang's `c_funloc` at -O0) parks the address
+            // in a local and reads it back as an integer.
+            if !LLVMIsAIntToPtrInst(v).is_null() || !LLVMIsAPtrToIntInst(v).is_null() {
+                v = LLVMGetOperand(v, 0);
+                continue;
+            }
+            if !LLVMIsALoadInst(v).is_null() {
+                match stored_before(v) {
+                    Some(s) => {
+                        v = s;
+                        continue;
+                    }
+                    None => return None,
                 }
             }
         }

@@ -17,6 +17,8 @@ pub enum Language {
     C,
     /// `enzyme-c++`, over `clang++`.
     Cxx,
+    /// `enzyme-fortran`, over `flang`.
+    Fortran,
 }
 
 /// What an invocation asks for.
@@ -206,6 +208,9 @@ fn kind_for(path: &str, forced: Option<&str>) -> InputKind {
         "i" => InputKind::Source("cpp-output".into()),
         "cc" | "cpp" | "cxx" | "c++" | "C" | "cp" | "CPP" => InputKind::Source("c++".into()),
         "ii" => InputKind::Source("c++-cpp-output".into()),
+        // Fortran: flang's names (`f95-cpp-input` is preprocessed first).
+        "f" | "for" | "f90" | "f95" | "f03" | "f08" => InputKind::Source("f95".into()),
+        "F" | "FOR" | "F90" | "F95" | "F03" | "F08" => InputKind::Source("f95-cpp-input".into()),
         "m" => InputKind::Source("objective-c".into()),
         "mm" | "M" => InputKind::Source("objective-c++".into()),
         "s" => InputKind::Assembly("assembler".into()),

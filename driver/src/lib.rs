@@ -38,6 +38,7 @@ pub fn program_name(language: Language) -> &'static str {
     match language {
         Language::C => "enzyme-cc",
         Language::Cxx => "enzyme-c++",
+        Language::Fortran => "enzyme-fortran",
     }
 }
 
@@ -82,7 +83,7 @@ pub fn run(language: Language, args: Vec<String>) -> Result<i32, DriverError> {
         Action::Version => {
             println!("{} (enzyme-rs) {}", program_name(language), env!("CARGO_PKG_VERSION"));
             println!("AD engine built on LLVM {}", toolchain::llvm_version());
-            println!("clang: {}", tc.compiler.display());
+            println!("compiler: {}", tc.compiler.display());
             Ok(status(Command::new(&tc.compiler).arg("--version"))?)
         }
         Action::PassThrough => {

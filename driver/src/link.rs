@@ -59,7 +59,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
     if let Some(slot) = g.slot {
         final_args.insert(slot, ad_object.display().to_string());
     }
-    let mut link_cmd = Command::new(&tc.compiler);
+    let mut link_cmd = Command::new(&tc.linker);
     link_cmd.args(&final_args);
     if let Some(o) = &inv.output {
         link_cmd.arg("-o").arg(o);
@@ -84,7 +84,12 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         let ctx = Context::create();
         bitcode::capture_llvm_errors(&ctx);
         let module = merge(&ctx, g.objects, g.members)?;
+        // Fortran code calls its runtime, which clang does not link by itself.
+        let fortran = module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));
         differentiate(&module, level, inv, &ad_object)?;
+        if fortran {
+            link_cmd.args(fortran_runtime_flags());
+        }
     }
     let code = status(&mut link_cmd)?;
     if code != 0 {
@@ -104,12 +109,15 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                 match &input.kind {
                     InputKind::Source(lang) => {
                         let out = tmp.join(format!("input{k}.o"));
-                        let mut cmd = Command::new(&tc.compiler);
-                        cmd.args(&inv.compile_flags)
-                            .args(COMPILE_FLAGS)
-                            .args(tc.include_flags())
-                            .args(["-c", "-x", lang, &input.path, "-o"])
-                            .arg(&out);
+                        let tool = tc.compiler_for(lang)?;
+                        let mut cmd = Command::new(&tool);
+                        cmd.args(&inv.compile_flags).args(COMPILE_FLAGS).args(tc.include_flags_for(&tool));
+                        if crate::toolchain::is_fortran(lang) {
+                            // flang knows Fortran sources by their names.
+                            cmd.args(["-c", &input.path, "-o"]).arg(&out);
+                        } else {
+                            cmd.args(["-c", "-x", lang, &input.path, "-o"]).arg(&out);
+                        }
                         run_compile(&mut cmd, inv.dry_run)?;
                         if inv.dry_run {
                             g.mark_slot();
@@ -197,6 +205,26 @@ fn run_compile(cmd: &mut Command, dry_run: bool) -> Result<(), DriverError> {
 fn read(path: &Path) -> Result<Vec<u8>, DriverError> {
     std::fs::read(path)
         .map_err(|e| DriverError::BadInput { path: path.to_path_buf(), message: format!("cannot read: {e}") })
+}
+
+/// Link flags for flang's runtime (`libflang_rt.runtime.a`, in clang's
+/// resource directory), plus what it needs from the C++ runtime and libm.
+fn fortran_runtime_flags() -> Vec<String> {
+    let base = Path::new(crate::toolchain::LLVM_PREFIX).join("lib/clang");
+    let dir = std::fs::read_dir(&base).into_iter().flatten().flatten().find_map(|version| {
+        std::fs::read_dir(version.path().join("lib"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|target| target.path())
+            .find(|p| p.join("libflang_rt.runtime.a").is_file())
+    });
+    let mut flags = Vec::new();
+    if let Some(d) = dir {
+        flags.push(format!("-L{}", d.display()));
+    }
+    flags.extend(["-lflang_rt.runtime", "-lm"].map(String::from));
+    flags
 }
 
 /// A user's static archive for `-l<name>` in the `-L` directories, unless a

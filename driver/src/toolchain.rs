@@ -11,45 +11,102 @@ pub const LLVM_PREFIX: &str = "/usr/lib/llvm-22";
 /// The tools one invocation needs.
 #[derive(Clone, Debug)]
 pub struct Toolchain {
-    /// clang (C) or clang++ (C++).
+    /// The invoked language's compiler: clang (C), clang++ (C++) or flang (Fortran).
     pub compiler: PathBuf,
-    /// The directory holding `enzyme/enzyme.h`, if found.
+    /// The link driver: clang++ for C++, clang otherwise.
+    pub linker: PathBuf,
+    /// The directory holding `enzyme/enzyme.h` (and `enzyme/enzyme.mod`), if found.
     pub include_dir: Option<PathBuf>,
 }
 
-impl Toolchain {
-    /// Looks the tools up: `ENZYME_CLANG` / `ENZYME_CLANGXX` first, then
-    /// Debian's LLVM 22 prefix, then `clang-22` / `clang++-22` on `PATH`.
-    pub fn discover(language: Language) -> Result<Toolchain, DriverError> {
-        let (env, in_prefix, on_path) = match language {
-            Language::C => ("ENZYME_CLANG", "bin/clang", "clang-22"),
-            Language::Cxx => ("ENZYME_CLANGXX", "bin/clang++", "clang++-22"),
-        };
-        let compiler = if let Some(p) = std::env::var_os(env) {
-            PathBuf::from(p)
-        } else if Path::new(LLVM_PREFIX).join(in_prefix).is_file() {
-            Path::new(LLVM_PREFIX).join(in_prefix)
-        } else if let Ok(p) = which::which(on_path) {
-            p
-        } else {
-            return Err(DriverError::MissingTool {
-                tool: on_path.to_string(),
-                hint: format!(
-                    "install LLVM 22 (`apt-get install clang-22 llvm-22-dev lld-22`), or set {env} to a clang 22 binary"
-                ),
-            });
-        };
-        Ok(Toolchain { compiler, include_dir: find_include_dir() })
-    }
+/// Where one tool is looked for: an environment variable, a path under
+/// Debian's LLVM 22 prefix, a name on `PATH`, and what to install.
+struct ToolSpec {
+    env: &'static str,
+    in_prefix: &'static str,
+    on_path: &'static str,
+    package: &'static str,
+}
 
-    /// Flags that make `#include <enzyme/enzyme.h>` work without `-I`.
-    pub fn include_flags(&self) -> Vec<String> {
-        match &self.include_dir {
-            // -idirafter: the user's own headers of the same name win.
-            Some(d) => vec!["-idirafter".into(), d.display().to_string()],
-            None => Vec::new(),
+fn spec(language: Language) -> ToolSpec {
+    match language {
+        Language::C => {
+            ToolSpec { env: "ENZYME_CLANG", in_prefix: "bin/clang", on_path: "clang-22", package: "clang-22" }
+        }
+        Language::Cxx => {
+            ToolSpec { env: "ENZYME_CLANGXX", in_prefix: "bin/clang++", on_path: "clang++-22", package: "clang-22" }
+        }
+        Language::Fortran => {
+            ToolSpec { env: "ENZYME_FLANG", in_prefix: "bin/flang", on_path: "flang-22", package: "flang-22" }
         }
     }
+}
+
+/// Finds the compiler of `language`.
+pub fn find(language: Language) -> Result<PathBuf, DriverError> {
+    let s = spec(language);
+    if let Some(p) = std::env::var_os(s.env) {
+        return Ok(PathBuf::from(p));
+    }
+    if Path::new(LLVM_PREFIX).join(s.in_prefix).is_file() {
+        return Ok(Path::new(LLVM_PREFIX).join(s.in_prefix));
+    }
+    which::which(s.on_path).map_err(|_| DriverError::MissingTool {
+        tool: s.on_path.to_string(),
+        hint: format!(
+            "install LLVM 22 (`apt-get install {} llvm-22-dev lld-22`), or set {} to the binary",
+            s.package, s.env
+        ),
+    })
+}
+
+impl Toolchain {
+    /// Looks the tools up: `ENZYME_CLANG` / `ENZYME_CLANGXX` / `ENZYME_FLANG`
+    /// first, then Debian's LLVM 22 prefix, then `clang-22` / `clang++-22` /
+    /// `flang-22` on `PATH`.
+    pub fn discover(language: Language) -> Result<Toolchain, DriverError> {
+        let compiler = find(language)?;
+        let linker = match language {
+            Language::C | Language::Cxx => compiler.clone(),
+            Language::Fortran => find(Language::C)?,
+        };
+        Ok(Toolchain { compiler, linker, include_dir: find_include_dir() })
+    }
+
+    /// The compiler for a source of clang's `-x` language `lang` (Fortran
+    /// sources go to flang whichever front end was invoked).
+    pub fn compiler_for(&self, lang: &str) -> Result<PathBuf, DriverError> {
+        if is_fortran(lang) && !self.compiler.to_string_lossy().contains("flang") {
+            return find(Language::Fortran);
+        }
+        if !is_fortran(lang) && self.compiler.to_string_lossy().contains("flang") {
+            return Ok(self.linker.clone());
+        }
+        Ok(self.compiler.clone())
+    }
+
+    /// Flags that make `#include <enzyme/enzyme.h>` (C, C++) or `use enzyme`
+    /// (Fortran, for `tool`) work without `-I`.
+    pub fn include_flags_for(&self, tool: &Path) -> Vec<String> {
+        let Some(d) = &self.include_dir else { return Vec::new() };
+        if tool.to_string_lossy().contains("flang") {
+            // After the user's own -I: their modules of the same name win.
+            vec![format!("-I{}", d.join("enzyme").display())]
+        } else {
+            // -idirafter: the user's own headers of the same name win.
+            vec!["-idirafter".into(), d.display().to_string()]
+        }
+    }
+
+    /// [`Toolchain::include_flags_for`] the invoked compiler.
+    pub fn include_flags(&self) -> Vec<String> {
+        self.include_flags_for(&self.compiler)
+    }
+}
+
+/// Whether a `-x` language name is Fortran.
+pub fn is_fortran(lang: &str) -> bool {
+    lang.starts_with('f')
 }
 
 /// `ENZYME_INCLUDE_DIR`, `<exe>/../include` (installed layout), or the

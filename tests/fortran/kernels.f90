@@ -1,0 +1,40 @@
+! Kernels differentiated from Fortran: a scalar function (by value), an
+! explicit-shape array, and an assumed-shape array reached through a helper.
+module kernels
+  use iso_c_binding
+  implicit none
+contains
+  function wave(x) bind(C) result(y)
+    real(c_double), value :: x
+    real(c_double) :: y
+    y = sin(x) * x**2 + exp(-x)
+  end function
+
+  ! r = sqrt(sum(x**2)) + sum(i * x(i)) (the second part through an assumed-shape helper)
+  subroutine norm(n, x, r) bind(C)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double), intent(out) :: r
+    r = sqrt(sum(x**2)) + weighted(x)
+  end subroutine
+
+  function weighted(x) result(s)
+    real(c_double), intent(in) :: x(:)
+    real(c_double) :: s
+    integer :: i
+    s = 0
+    do i = 1, size(x)
+      s = s + x(i) * i
+    end do
+  end function
+
+  ! In place: 50 explicit Euler steps of u' = -u**3 + u on each entry.
+  subroutine relax(n, u) bind(C)
+    integer(c_int), value :: n
+    real(c_double), intent(inout) :: u(n)
+    integer :: k
+    do k = 1, 50
+      u = u + 0.01d0 * (u - u**3)
+    end do
+  end subroutine
+end module kernels

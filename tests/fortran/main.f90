@@ -1,0 +1,95 @@
+! Gradients of the kernels, reverse against the analytic derivative or
+! finite differences, forward against reverse.
+program check_kernels
+  use iso_c_binding
+  use enzyme
+  use kernels
+  implicit none
+  interface
+    real(c_double) function grad_wave(f, x) bind(C, name="__enzyme_autodiff_wave")
+      import :: c_double, c_funptr
+      type(c_funptr), value :: f
+      real(c_double), value :: x
+    end function
+    real(c_double) function tangent_wave(f, x, dx) bind(C, name="__enzyme_fwddiff_wave")
+      import :: c_double, c_funptr
+      type(c_funptr), value :: f
+      real(c_double), value :: x, dx
+    end function
+    subroutine grad_norm(f, n, x, dx, r, dr) bind(C, name="__enzyme_autodiff_norm")
+      import :: c_double, c_funptr, c_int
+      type(c_funptr), value :: f
+      integer(c_int), value :: n
+      real(c_double) :: x(*), dx(*), r, dr
+    end subroutine
+    subroutine tangent_norm(f, n, x, dx, r, dr) bind(C, name="__enzyme_fwddiff_norm")
+      import :: c_double, c_funptr, c_int
+      type(c_funptr), value :: f
+      integer(c_int), value :: n
+      real(c_double) :: x(*), dx(*), r, dr
+    end subroutine
+    subroutine grad_relax(f, n, u, du) bind(C, name="__enzyme_autodiff_relax")
+      import :: c_double, c_funptr, c_int
+      type(c_funptr), value :: f
+      integer(c_int), value :: n
+      real(c_double) :: u(*), du(*)
+    end subroutine
+  end interface
+  integer, parameter :: n = 5
+  real(c_double) :: x0, g, t, want, h
+  real(c_double) :: x(n), dx(n), tx(n), r, dr, tr, rp, rm, u(n), du(n), up(n), um(n)
+  integer :: i, failures
+  failures = 0
+  h = 1d-6
+
+  do i = 0, 4
+    x0 = -1.0d0 + 0.55d0 * i
+    g = grad_wave(c_funloc(wave), x0)
+    t = tangent_wave(c_funloc(wave), x0, 1.0d0)
+    want = cos(x0) * x0**2 + 2 * x0 * sin(x0) - exp(-x0)
+    call check("wave reverse vs analytic", g, want, 1d-12)
+    call check("wave forward vs reverse", t, g, 1d-12)
+  end do
+
+  x = [0.5d0, -1.0d0, 2.0d0, 0.25d0, 1.5d0]
+  dx = 0
+  dr = 1
+  call grad_norm(c_funloc(norm), n, x, dx, r, dr)
+  do i = 1, n
+    call check("norm reverse vs analytic", dx(i), x(i) / sqrt(sum(x**2)) + i, 1d-12)
+    tx = 0
+    tx(i) = 1
+    tr = 0
+    call tangent_norm(c_funloc(norm), n, x, tx, r, tr)
+    call check("norm forward vs reverse", tr, dx(i), 1d-12)
+  end do
+
+  ! relax: the sum of the final state, by finite differences per entry
+  u = x
+  du = 1
+  call grad_relax(c_funloc(relax), n, u, du)
+  do i = 1, n
+    up = x
+    up(i) = up(i) + h
+    um = x
+    um(i) = um(i) - h
+    call relax(n, up)
+    call relax(n, um)
+    call check("relax reverse vs finite difference", du(i), (sum(up) - sum(um)) / (2 * h), 1d-6)
+  end do
+
+  if (failures > 0) then
+    print '(i0, a)', failures, " checks failed"
+    stop 1
+  end if
+  print '(a)', "fortran kernels: all checks passed"
+contains
+  subroutine check(what, got, expected, tol)
+    character(*), intent(in) :: what
+    real(c_double), intent(in) :: got, expected, tol
+    if (abs(got - expected) > tol * (1 + abs(expected))) then
+      failures = failures + 1
+      print '(a, a, es24.16, a, es24.16)', what, ": got ", got, ", want ", expected
+    end if
+  end subroutine
+end program
