@@ -216,7 +216,7 @@ fn kind_for(path: &str, forced: Option<&str>) -> InputKind {
         "s" => InputKind::Assembly("assembler".into()),
         "S" | "sx" => InputKind::Assembly("assembler-with-cpp".into()),
         "o" | "obj" | "bc" | "lo" => InputKind::Object,
-        "a" => InputKind::Archive,
+        "a" | "rlib" => InputKind::Archive,
         _ => InputKind::LinkerInput,
     }
 }

@@ -1,9 +1,31 @@
-//! The user crate of enzyme-rs for Rust programs.
+//! Automatic differentiation for Rust on stable Rust, with std::autodiff's
+//! attribute macros: code written for `std::autodiff` moves over by changing
+//! the import.
 //!
-//! Not functional yet: the `#[autodiff_reverse]` / `#[autodiff_forward]`
-//! macros and `cargo enzyme build` arrive with Rust support. Until then this
-//! crate only exposes the version, so that depending on it fails loudly at
-//! the first use of an item that does not exist rather than computing anything.
+//! ```ignore
+//! use enzyme::autodiff_reverse;
+//!
+//! #[autodiff_reverse(d_f, Active, Active)]
+//! fn f(x: f64) -> f64 { x.sin() * x }
+//!
+//! let (y, dx) = d_f(0.5, 1.0); // the value and d f / d x
+//! ```
+//!
+//! Activities: `Const`, `Active`, `ActiveOnly`, `Duplicated`,
+//! `DuplicatedOnly` (reverse mode), `Dual`, `DualOnly`, `Const` (forward
+//! mode), with std::autodiff's meaning of the generated function's arguments
+//! and result. Parameters may be `f32`/`f64`, integers (`Const`), and
+//! references `&T`, `&mut T`, `&[T]`, `&mut [T]` (to floats, arrays, structs
+//! of floats, `Vec<f64>`); a `Duplicated` or `Dual` reference is followed by
+//! its shadow, a `&mut` of the same type, whose derivatives are added to
+//! (reverse) or written (forward).
+//!
+//! Derivatives are made at link time by enzyme-rs: build with `cargo enzyme
+//! build` (or `run`, `test`). A plain `cargo build` fails to link, with an
+//! undefined symbol whose name says `build_with_cargo_enzyme`, never with a
+//! wrong result.
+
+pub use enzyme_macros::{autodiff_forward, autodiff_reverse};
 
 /// The version of enzyme-rs this crate belongs to.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Rust through `cargo enzyme`: a workspace (an application, a path
+# dependency, crates.io dependencies) built in release and debug, its
+# gradients checked by the program itself; and a plain `cargo build` of the
+# same code, which must fail to link with a message naming cargo enzyme.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+CARGO_ENZYME=${CARGO_ENZYME:-cargo-enzyme}
+build=$here/build/rust
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+ws=$here/rust/workspace
+for profile in --release ""; do
+  # shellcheck disable=SC2086
+  log=$("$CARGO_ENZYME" enzyme run --locked $profile --manifest-path "$ws/Cargo.toml" --target-dir "$build/target" 2>&1)
+  rc=$?
+  [ $rc -ne 0 ] && echo "$log"
+  report "cargo enzyme run ${profile:-(debug)}: $(echo "$log" | tail -n 1)" $rc
+done
+log=$(cargo build --locked --manifest-path "$ws/Cargo.toml" --target-dir "$build/plain" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q "build_with_cargo_enzyme" <<<"$log"; then
+  report "plain cargo build fails to link, naming cargo enzyme (exit $rc)" 0
+else
+  echo "$log" | tail -20
+  report "plain cargo build: expected a link error naming cargo enzyme" 1
+fi
+echo "Rust programs: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
