@@ -40,6 +40,10 @@ install: build
 	for t in ar llvm-ar; do ln -sf $(LLVM_PREFIX)/bin/llvm-ar $(PREFIX)/bin/enzyme-$$t; done
 	for t in ranlib llvm-ranlib; do ln -sf $(LLVM_PREFIX)/bin/llvm-ranlib $(PREFIX)/bin/enzyme-$$t; done
 	install -m 644 wrappers/include/enzyme/enzyme.h wrappers/include/enzyme/enzyme.f90 $(PREFIX)/include/enzyme/
+	# The enzyme crate's sources, for Rust projects (`cargo enzyme new` points at them).
+	for c in enzyme enzyme-macros; do install -d $(PREFIX)/share/enzyme-rs/crates/$$c/src && \
+	  install -m 644 $$c/Cargo.toml $(PREFIX)/share/enzyme-rs/crates/$$c/ && \
+	  install -m 644 $$c/src/lib.rs $(PREFIX)/share/enzyme-rs/crates/$$c/src/; done
 	# The Fortran module, compiled for flang 22 (`use enzyme`).
 	$(LLVM_PREFIX)/bin/flang -fsyntax-only -J $(PREFIX)/include/enzyme wrappers/include/enzyme/enzyme.f90
 

@@ -7,10 +7,12 @@
 //! the `enzyme` crate's macros asked for, and links. The build goes to its
 //! own directory (`<target-dir>/enzyme`), so normal builds are not disturbed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::{Parser, Subcommand};
+
+mod templates;
 
 /// cargo calls us as `cargo-enzyme enzyme <args>`.
 #[derive(Parser)]
@@ -35,6 +37,16 @@ enum Cmd {
     Run(CargoArgs),
     /// `cargo test` with differentiation at link time.
     Test(CargoArgs),
+    /// Create a project from a template whose own test passes at once.
+    New {
+        /// The directory (and project name) to create.
+        name: String,
+        /// rust, c, cpp, fortran, mixed or cmake.
+        #[arg(long, default_value = "rust")]
+        template: String,
+    },
+    /// Check the toolchain enzyme-rs needs and say what to install.
+    Doctor,
 }
 
 /// Everything after the subcommand goes to cargo as it is (`--release`,
@@ -51,6 +63,16 @@ fn main() -> ExitCode {
         Cmd::Build(a) => ("build", a.args),
         Cmd::Run(a) => ("run", a.args),
         Cmd::Test(a) => ("test", a.args),
+        Cmd::New { name, template } => {
+            return match new_project(&name, &template) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(msg) => {
+                    eprintln!("error: {msg}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Cmd::Doctor => return doctor(),
     };
     match run(sub, args) {
         Ok(code) => code,
@@ -93,6 +115,119 @@ fn run(sub: &str, args: Vec<String>) -> Result<ExitCode, String> {
         Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
         None => ExitCode::FAILURE,
     })
+}
+
+/// `cargo enzyme new`: writes the template's files with the placeholders filled.
+fn new_project(name: &str, template: &str) -> Result<(), String> {
+    let Some(t) = templates::TEMPLATES.iter().find(|t| t.name == template) else {
+        let names: Vec<&str> = templates::TEMPLATES.iter().map(|t| t.name).collect();
+        return Err(format!("unknown template `{template}`; choose one of: {}", names.join(", ")));
+    };
+    let dir = Path::new(name);
+    if dir.exists() {
+        return Err(format!("`{name}` already exists"));
+    }
+    let project = dir.file_name().and_then(|n| n.to_str()).unwrap_or("project").replace(['-', '.'], "_");
+    let enzyme = enzyme_crate_path().ok_or("the `enzyme` crate's sources were not found; reinstall enzyme-rs")?;
+    for (file, text) in t.files {
+        let path = dir.join(file);
+        let text = text.replace("{{name}}", &project).replace("{{enzyme_path}}", &enzyme.display().to_string());
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    eprintln!("     Created {} project `{name}` ({})", t.name, t.about);
+    eprintln!("        Test with: cd {name} && {}", t.test);
+    Ok(())
+}
+
+/// The `enzyme` crate: installed with the tools, or this source tree's.
+fn enzyme_crate_path() -> Option<PathBuf> {
+    let installed = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent()?.parent().map(|p| p.join("share/enzyme-rs/crates/enzyme")));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../enzyme");
+    installed.into_iter().chain([source]).find(|p| p.join("Cargo.toml").is_file()).and_then(|p| p.canonicalize().ok())
+}
+
+/// `cargo enzyme doctor`: one line per tool, and the exit code says whether
+/// everything needed is there.
+fn doctor() -> ExitCode {
+    let llvm = Path::new("/usr/lib/llvm-22/bin");
+    let tool = |name: &str, path: &str| {
+        let p = llvm.join(path);
+        if p.is_file() {
+            Some(p)
+        } else {
+            which::which(name).ok()
+        }
+    };
+    let mut missing = Vec::new();
+    let mut line = |ok: bool, what: &str, detail: String, package: &str, required: bool| {
+        let mark = if ok {
+            "ok     "
+        } else if required {
+            "missing"
+        } else {
+            "absent "
+        };
+        println!("{mark} {what:<28} {detail}");
+        if !ok && !package.is_empty() {
+            missing.push((package.to_string(), required));
+        }
+    };
+    for (name, path, package) in
+        [("clang-22", "clang", "clang-22"), ("flang-22", "flang", "flang-22"), ("ld.lld-22", "ld.lld", "lld-22")]
+    {
+        let found = tool(name, path);
+        let detail = found.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| format!("install {package}"));
+        line(found.is_some(), name, detail, package, name != "flang-22");
+    }
+    let rustc_llvm = Command::new("rustc").arg("-vV").output().ok().and_then(|o| {
+        String::from_utf8_lossy(&o.stdout).lines().find_map(|l| l.strip_prefix("LLVM version: ").map(String::from))
+    });
+    let rust_ok = rustc_llvm.as_deref().is_some_and(|v| v.starts_with("22."));
+    line(
+        rust_ok,
+        "rustc on LLVM 22",
+        match &rustc_llvm {
+            Some(v) => format!("rustc's LLVM is {v}{}", if rust_ok { "" } else { "; use rustc 1.95 (rustup)" }),
+            None => "rustc not found; install Rust 1.95 with rustup".into(),
+        },
+        "",
+        false,
+    );
+    let omp = Path::new("/usr/lib/llvm-22/lib/libomp.so").exists();
+    line(
+        omp,
+        "libomp (OpenMP)",
+        if omp { "/usr/lib/llvm-22/lib/libomp.so".into() } else { "install libomp-22-dev".into() },
+        "libomp-22-dev",
+        false,
+    );
+    let mpi = which::which("mpicc").is_ok() && which::which("mpiexec").is_ok();
+    line(
+        mpi,
+        "MPI (mpicc, mpiexec)",
+        if mpi { "MPICH_CC=enzyme-cc mpicc ...".into() } else { "install mpich libmpich-dev".into() },
+        "mpich libmpich-dev",
+        false,
+    );
+    let linker = find_linker();
+    line(linker.is_ok(), "enzyme-cc", linker.map(|p| p.display().to_string()).unwrap_or_else(|e| e), "", true);
+    let required: Vec<&str> = missing.iter().filter(|(_, r)| *r).map(|(p, _)| p.as_str()).collect();
+    let optional: Vec<&str> = missing.iter().filter(|(_, r)| !*r).map(|(p, _)| p.as_str()).collect();
+    if !optional.is_empty() {
+        println!("optional: apt-get install {}", optional.join(" "));
+    }
+    if required.is_empty() && !missing.iter().any(|(_, r)| *r) && find_linker().is_ok() {
+        println!("enzyme-rs is ready");
+        ExitCode::SUCCESS
+    } else {
+        println!("needed: apt-get install {}", required.join(" "));
+        ExitCode::FAILURE
+    }
 }
 
 /// `enzyme-cc` next to this binary (installed together), else on `PATH`.
