@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Rust through `cargo enzyme`: a workspace (an application, a path
 # dependency, crates.io dependencies) built in release and debug, its
-# gradients checked by the program itself; and a plain `cargo build` of the
-# same code, which must fail to link with a message naming cargo enzyme.
+# gradients checked by the program itself; a program in Rust, C and Fortran;
+# and a plain `cargo build`, which must fail to link naming cargo enzyme.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 CARGO_ENZYME=${CARGO_ENZYME:-cargo-enzyme}
@@ -16,6 +16,15 @@ for profile in --release ""; do
   rc=$?
   [ $rc -ne 0 ] && echo "$log"
   report "cargo enzyme run ${profile:-(debug)}: $(echo "$log" | tail -n 1)" $rc
+done
+# Rust calling C calling Fortran (built by build.rs with enzyme-cc and enzyme-fortran).
+for profile in --release ""; do
+  # shellcheck disable=SC2086
+  log=$("$CARGO_ENZYME" enzyme run --locked $profile --manifest-path "$here/rust/mixed/Cargo.toml" \
+    --target-dir "$build/mixed" 2>&1)
+  rc=$?
+  [ $rc -ne 0 ] && echo "$log"
+  report "Rust -> C -> Fortran ${profile:-(debug)}: $(echo "$log" | tail -n 1)" $rc
 done
 log=$(cargo build --locked --manifest-path "$ws/Cargo.toml" --target-dir "$build/plain" 2>&1)
 rc=$?
