@@ -81,12 +81,14 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
     }
 
     if g.slot.is_some() {
+        let progress = Progress::new(program);
         let ctx = Context::create();
         bitcode::capture_llvm_errors(&ctx);
+        progress.phase("merging bitcode");
         let module = merge(&ctx, g.objects, g.members)?;
         // Fortran code calls its runtime, which clang does not link by itself.
         let fortran = module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));
-        differentiate(&module, level, inv, &ad_object)?;
+        differentiate(&module, level, inv, &ad_object, &progress)?;
         if fortran {
             link_cmd.args(fortran_runtime_flags());
         }
@@ -288,17 +290,69 @@ fn merge<'ctx>(
     Ok(merged)
 }
 
+/// A spinner naming the link step's phase, on a terminal only (a build
+/// system capturing our output sees nothing of it).
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn new(program: &str) -> Progress {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::new_spinner();
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template(&format!("{{spinner}} {program}: {{msg}} {{elapsed}}"))
+        {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Progress(Some(bar))
+    }
+
+    fn phase(&self, what: &str) {
+        if let Some(b) = &self.0 {
+            b.set_message(what.to_string());
+        }
+    }
+
+    /// Removes the spinner before anything else is printed.
+    fn clear(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
 /// Pre-AD pipeline, AD, post-AD pipeline, verification and code generation.
-fn differentiate(module: &Module<'_>, level: OptLevel, inv: &Invocation, out: &Path) -> Result<(), DriverError> {
+fn differentiate(
+    module: &Module<'_>,
+    level: OptLevel,
+    inv: &Invocation,
+    out: &Path,
+    progress: &Progress,
+) -> Result<(), DriverError> {
     let program = program_name(inv.language);
     let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
     let tm = pipeline::target_machine(module, level)?;
+    progress.phase("optimising before differentiation");
     pipeline::pre_ad(module, &tm, level)?;
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("before-ad.ll"));
     }
     let options = ad::Options { report_activity: inv.print_activity, keep_clones_on_error: dump.is_some() };
-    match ad::differentiate_with(module, &options) {
+    progress.phase("differentiating");
+    let result = ad::differentiate_with(module, &options);
+    if result.is_err() || inv.verbose || inv.print_activity {
+        progress.clear();
+    }
+    match result {
         Ok(summary) => {
             if inv.verbose {
                 for c in &summary.calls {
@@ -326,10 +380,12 @@ fn differentiate(module: &Module<'_>, level: OptLevel, inv: &Invocation, out: &P
             first_lines(&e.to_string(), 6)
         )));
     }
+    progress.phase("optimising the derivatives");
     pipeline::post_ad(module, &tm, level)?;
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("final.ll"));
     }
+    progress.phase("generating code");
     pipeline::emit_object(module, &tm, out)
 }
 

@@ -38,6 +38,18 @@ fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
+// A fixed-size array and a Vec behind references.
+#[autodiff_reverse(d_arr, Duplicated, ActiveOnly)]
+fn arr(x: &[f64; 3]) -> f64 {
+    x[0] * x[1] + x[2].exp()
+}
+
+#[allow(clippy::ptr_arg)]
+#[autodiff_reverse(d_vec_norm, Duplicated, ActiveOnly)]
+fn vec_norm(v: &Vec<f64>) -> f64 {
+    v.iter().map(|a| a * a).sum::<f64>().sqrt()
+}
+
 #[autodiff_reverse(d_float, Active, ActiveOnly)]
 fn single(x: f32) -> f32 {
     x * x * x.cos()
@@ -102,6 +114,20 @@ fn main() {
         check("axpy d/dx", dx[i], (i as f64 + 1.0) * 2.0 * 0.7 * x[i], 1e-12, &mut failures);
         check("axpy d/dy", dy[i], i as f64 + 1.0, 1e-12, &mut failures);
         check("axpy state", y[i], 0.5 + 0.7 * x[i] * x[i], 1e-12, &mut failures);
+    }
+
+    let a = [0.5, -2.0, 0.3];
+    let mut da = [0.0; 3];
+    d_arr(&a, &mut da, 1.0);
+    check("array d/dx0", da[0], a[1], 1e-12, &mut failures);
+    check("array d/dx1", da[1], a[0], 1e-12, &mut failures);
+    check("array d/dx2", da[2], a[2].exp(), 1e-12, &mut failures);
+
+    let v = vec![3.0, 4.0, 12.0];
+    let mut dv = vec![0.0; 3];
+    d_vec_norm(&v, &mut dv, 1.0);
+    for i in 0..3 {
+        check("Vec<f64> norm gradient", dv[i], v[i] / 13.0, 1e-12, &mut failures);
     }
 
     let g = d_float(0.8, 1.0);
