@@ -26,6 +26,16 @@ for profile in --release ""; do
   [ $rc -ne 0 ] && echo "$log"
   report "Rust -> C -> Fortran ${profile:-(debug)}: $(echo "$log" | tail -n 1)" $rc
 done
+# C++ calling Rust: a staticlib built by cargo enzyme, linked by enzyme-c++.
+CXX=${ENZYME_CXX:-enzyme-c++}
+log=$("$CARGO_ENZYME" enzyme build --release --manifest-path "$here/rust/staticlib/Cargo.toml" \
+  --target-dir "$build/staticlib" 2>&1) &&
+  lib=$(find "$build/staticlib" -name librkernels.a -path '*release*' | head -n 1) &&
+  log=$("$CXX" -O2 "$here/rust/cxx_calls_rust.cpp" "$lib" -o "$build/cxx_calls_rust" 2>&1) &&
+  log=$("$build/cxx_calls_rust" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && echo "$log"
+report "C++ -> Rust staticlib: $(echo "$log" | tail -n 1)" $rc
 log=$(cargo build --locked --manifest-path "$ws/Cargo.toml" --target-dir "$build/plain" 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && grep -q "build_with_cargo_enzyme" <<<"$log"; then
