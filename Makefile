@@ -12,7 +12,7 @@ DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 flang-22 libomp-22-de
   mpich libmpich-dev cmake make valgrind
 export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
 
-.PHONY: all deps build install demo test clean
+.PHONY: all deps build install demo test bench clean
 
 all: build
 
@@ -49,6 +49,9 @@ install: build
 
 demo: install
 	$(MAKE) -s -C templates/c CC=$(PREFIX)/bin/enzyme-cc clean run
+
+bench: install
+	PATH=$(PREFIX)/bin:$$PATH bench/run.sh
 
 test: install
 	PATH=$(PREFIX)/bin:$$PATH CARGO=$(CARGO) tests/run-all.sh

@@ -41,6 +41,7 @@ run_suite "Fortran and mixed-language programs" tests/run-fortran-tests.sh
 run_suite "OpenMP and MPI" tests/run-parallel-tests.sh
 run_suite "Rust (cargo enzyme)" tests/run-rust-tests.sh
 run_suite "templates (cargo enzyme new, doctor)" tests/run-template-tests.sh
+run_suite "benchmarks (smoke: gradients checked, nothing timed)" bench/run.sh --smoke
 rm -f "$log"
 echo
 echo "all suites: $passed passed, $failed failed"

@@ -341,14 +341,25 @@ fn differentiate(
     let program = program_name(inv.language);
     let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
     let tm = pipeline::target_machine(module, level)?;
+    // `ENZYME_TIME=1`: each phase's wall time on stderr (for bench/).
+    let timing = std::env::var_os("ENZYME_TIME").is_some();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |what: &str| {
+        if timing {
+            eprintln!("{program}: {what}: {:.1} ms", clock.elapsed().as_secs_f64() * 1e3);
+        }
+        clock = std::time::Instant::now();
+    };
     progress.phase("optimising before differentiation");
     pipeline::pre_ad(module, &tm, level)?;
+    lap("pre-AD pipeline");
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("before-ad.ll"));
     }
     let options = ad::Options { report_activity: inv.print_activity, keep_clones_on_error: dump.is_some() };
     progress.phase("differentiating");
     let result = ad::differentiate_with(module, &options);
+    lap("differentiate");
     if result.is_err() || inv.verbose || inv.print_activity {
         progress.clear();
     }
@@ -382,11 +393,14 @@ fn differentiate(
     }
     progress.phase("optimising the derivatives");
     pipeline::post_ad(module, &tm, level)?;
+    lap("post-AD pipeline");
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("final.ll"));
     }
     progress.phase("generating code");
-    pipeline::emit_object(module, &tm, out)
+    pipeline::emit_object(module, &tm, out)?;
+    lap("code generation");
+    Ok(())
 }
 
 fn first_lines(s: &str, n: usize) -> String {
