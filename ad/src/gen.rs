@@ -576,17 +576,16 @@ impl<'g> Forward<'g> {
 
     /// A block that never returns (a `throw` path): the primal only.
     fn map_primal(&mut self, i: Value) {
-        let n = if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI {
-            unsafe { LLVMBuildPhi(self.e.b, ir::type_of(i), EMPTY) }
-        } else {
-            self.g.remap_callee(i, &mut self.map);
-            self.e.clone_instruction(i, &self.map)
-        };
-        self.map.insert(i, n);
+        clone_primal(self.g, &self.e, &mut self.map, i);
     }
 
     fn val(&self, v: Value) -> Value {
         self.map.get(&v).copied().unwrap_or(v)
+    }
+
+    /// Which pointer arguments of a call that stays a call have shadows.
+    fn call_mask(&self, i: Value) -> Vec<bool> {
+        crate::classify::nested_call_pattern(i, &self.mem).expect("validated")
     }
 
     fn tangent(&self, v: Value) -> Value {
@@ -618,11 +617,10 @@ impl<'g> Forward<'g> {
                     self.e.clone_instruction(i, &self.map);
                 }
             },
-            Kind::Call(callee)
-                if ir::is_float(t)
-                    || crate::classify::nested_call_pattern(i, &self.mem).expect("validated").contains(&true) =>
-            {
-                let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+            // Calls that move tangents (a float result, or shadows the callee writes)
+            // go through its derivative; the others are cloned below.
+            Kind::Call(callee) if ir::is_float(t) || self.call_mask(i).contains(&true) => {
+                let mask = self.call_mask(i);
                 let g = self.g.derivative(Mode::Forward, callee, &mask);
                 let mut args = Vec::new();
                 for k in 0..ir::call_arg_count(i) {
@@ -1041,13 +1039,7 @@ impl<'g> Reverse<'g> {
             if !self.cfg.live.contains(&b) {
                 // Never returns (a `throw` path): the primal only, no reverse.
                 for i in ir::instructions(b) {
-                    let n = if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI {
-                        unsafe { LLVMBuildPhi(self.e.b, ir::type_of(i), EMPTY) }
-                    } else {
-                        self.g.remap_callee(i, &mut self.map);
-                        self.e.clone_instruction(i, &self.map)
-                    };
-                    self.map.insert(i, n);
+                    clone_primal(self.g, &self.e, &mut self.map, i);
                 }
                 continue;
             }
@@ -1860,6 +1852,18 @@ impl<'g> Reverse<'g> {
         let new = self.e.add(old, delta);
         self.e.store(new, slot);
     }
+}
+
+/// Clones primal instruction `i` at the builder's position, recording it in
+/// `map`; phis are made empty (their incoming values are added later).
+fn clone_primal(g: &Generator, e: &Emitter, map: &mut HashMap<Value, Value>, i: Value) {
+    let n = if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI {
+        unsafe { LLVMBuildPhi(e.b, ir::type_of(i), EMPTY) }
+    } else {
+        g.remap_callee(i, map);
+        e.clone_instruction(i, map)
+    };
+    map.insert(i, n);
 }
 
 /// Pure integer and address arithmetic: recomputed in the reverse sweep from

@@ -225,20 +225,8 @@ fn called_from(f: Value) -> Vec<Value> {
 /// [`gen::Generator::split_derivative`]) into their parts, so the module
 /// needs no coroutine lowering from whoever compiles it.
 fn lower_coroutines(module: LLVMModuleRef) -> Result<(), String> {
-    let passes = ir::cstring("coro-early,cgscc(coro-split),coro-cleanup");
-    unsafe {
-        let opts = llvm_sys::transforms::pass_builder::LLVMCreatePassBuilderOptions();
-        let err =
-            llvm_sys::transforms::pass_builder::LLVMRunPasses(module, passes.as_ptr(), std::ptr::null_mut(), opts);
-        llvm_sys::transforms::pass_builder::LLVMDisposePassBuilderOptions(opts);
-        if !err.is_null() {
-            let msg = llvm_sys::error::LLVMGetErrorMessage(err);
-            let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
-            llvm_sys::error::LLVMDisposeErrorMessage(msg);
-            return Err(format!("internal error: lowering split derivatives failed: {s}"));
-        }
-    }
-    Ok(())
+    prep::run_passes(prep::PassTarget::Module(module), "coro-early,cgscc(coro-split),coro-cleanup")
+        .map_err(|s| format!("internal error: lowering split derivatives failed: {s}"))
 }
 
 fn entry_name(mode: Mode) -> &'static str {

@@ -194,38 +194,44 @@ fn inline_clones(module: LLVMModuleRef, clones: &[Value]) -> Result<(), String> 
             // The inliner deletes internal functions left without uses: ours must stay.
             LLVMSetLinkage(*c, llvm_sys::LLVMLinkage::LLVMExternalLinkage);
         }
-        let passes = ir::cstring("always-inline");
-        let opts = LLVMCreatePassBuilderOptions();
-        let err = LLVMRunPasses(module, passes.as_ptr(), std::ptr::null_mut(), opts);
-        LLVMDisposePassBuilderOptions(opts);
+        let result = run_passes(PassTarget::Module(module), "always-inline");
         for c in clones {
             LLVMRemoveEnumAttributeAtIndex(*c, llvm_sys::LLVMAttributeFunctionIndex, kind);
             LLVMSetLinkage(*c, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         }
-        if !err.is_null() {
-            let msg = LLVMGetErrorMessage(err);
-            let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
-            LLVMDisposeErrorMessage(msg);
-            return Err(format!("inlining before differentiation failed: {s}"));
-        }
+        result.map_err(|s| format!("inlining before differentiation failed: {s}"))
     }
-    Ok(())
 }
 
 fn run_pipeline(f: Value) -> Result<(), String> {
-    let passes = ir::cstring(PIPELINE);
+    run_passes(PassTarget::Function(f), PIPELINE).map_err(|s| format!("preprocessing pipeline failed: {s}"))
+}
+
+/// What a pass pipeline runs over.
+pub(crate) enum PassTarget {
+    Module(LLVMModuleRef),
+    Function(Value),
+}
+
+/// Runs a new-pass-manager pipeline (`passes` in `opt -passes=` syntax);
+/// LLVM's error message on failure.
+pub(crate) fn run_passes(target: PassTarget, passes: &str) -> Result<(), String> {
+    let passes = ir::cstring(passes);
     unsafe {
         let opts = LLVMCreatePassBuilderOptions();
-        let err = LLVMRunPassesOnFunction(f, passes.as_ptr(), std::ptr::null_mut(), opts);
+        let err = match target {
+            PassTarget::Module(m) => LLVMRunPasses(m, passes.as_ptr(), std::ptr::null_mut(), opts),
+            PassTarget::Function(f) => LLVMRunPassesOnFunction(f, passes.as_ptr(), std::ptr::null_mut(), opts),
+        };
         LLVMDisposePassBuilderOptions(opts);
-        if !err.is_null() {
-            let msg = LLVMGetErrorMessage(err);
-            let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
-            LLVMDisposeErrorMessage(msg);
-            return Err(format!("preprocessing pipeline failed: {s}"));
+        if err.is_null() {
+            return Ok(());
         }
+        let msg = LLVMGetErrorMessage(err);
+        let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
+        LLVMDisposeErrorMessage(msg);
+        Err(s)
     }
-    Ok(())
 }
 
 /// Copies `f`'s body into a new internal function, instruction by instruction.

@@ -154,15 +154,9 @@ fn enzyme_crate_path() -> Option<PathBuf> {
 /// `cargo enzyme doctor`: one line per tool, and the exit code says whether
 /// everything needed is there.
 fn doctor() -> ExitCode {
-    let llvm = Path::new("/usr/lib/llvm-22/bin");
-    let tool = |name: &str, path: &str| {
-        let p = llvm.join(path);
-        if p.is_file() {
-            Some(p)
-        } else {
-            which::which(name).ok()
-        }
-    };
+    // The same lookup as enzyme-cc's (ENZYME_CLANG, ENZYME_FLANG, Debian's prefix, PATH).
+    let prefix = Path::new(driver::toolchain::LLVM_PREFIX);
+    let lld = Some(prefix.join("bin/ld.lld")).filter(|p| p.is_file()).or_else(|| which::which("ld.lld-22").ok());
     let mut missing = Vec::new();
     let mut line = |ok: bool, what: &str, detail: String, package: &str, required: bool| {
         let mark = if ok {
@@ -177,12 +171,13 @@ fn doctor() -> ExitCode {
             missing.push((package.to_string(), required));
         }
     };
-    for (name, path, package) in
-        [("clang-22", "clang", "clang-22"), ("flang-22", "flang", "flang-22"), ("ld.lld-22", "ld.lld", "lld-22")]
-    {
-        let found = tool(name, path);
+    for (name, found, package, required) in [
+        ("clang-22", driver::toolchain::find(driver::Language::C).ok(), "clang-22", true),
+        ("flang-22", driver::toolchain::find(driver::Language::Fortran).ok(), "flang-22", false),
+        ("ld.lld-22", lld, "lld-22", true),
+    ] {
         let detail = found.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| format!("install {package}"));
-        line(found.is_some(), name, detail, package, name != "flang-22");
+        line(found.is_some(), name, detail, package, required);
     }
     let rustc_llvm = Command::new("rustc").arg("-vV").output().ok().and_then(|o| {
         String::from_utf8_lossy(&o.stdout).lines().find_map(|l| l.strip_prefix("LLVM version: ").map(String::from))
@@ -198,11 +193,12 @@ fn doctor() -> ExitCode {
         "",
         false,
     );
-    let omp = Path::new("/usr/lib/llvm-22/lib/libomp.so").exists();
+    let omp_lib = prefix.join("lib/libomp.so");
+    let omp = omp_lib.exists();
     line(
         omp,
         "libomp (OpenMP)",
-        if omp { "/usr/lib/llvm-22/lib/libomp.so".into() } else { "install libomp-22-dev".into() },
+        if omp { omp_lib.display().to_string() } else { "install libomp-22-dev".into() },
         "libomp-22-dev",
         false,
     );

@@ -111,10 +111,10 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                 match &input.kind {
                     InputKind::Source(lang) => {
                         let out = tmp.join(format!("input{k}.o"));
-                        let tool = tc.compiler_for(lang)?;
-                        let mut cmd = Command::new(&tool);
-                        cmd.args(&inv.compile_flags).args(COMPILE_FLAGS).args(tc.include_flags_for(&tool));
-                        if crate::toolchain::is_fortran(lang) {
+                        let fortran = crate::toolchain::is_fortran(lang);
+                        let mut cmd = Command::new(tc.compiler_for(lang)?);
+                        cmd.args(&inv.compile_flags).args(COMPILE_FLAGS).args(tc.include_flags_for(fortran));
+                        if fortran {
                             // flang knows Fortran sources by their names.
                             cmd.args(["-c", &input.path, "-o"]).arg(&out);
                         } else {

@@ -15,6 +15,8 @@ pub struct Toolchain {
     pub compiler: PathBuf,
     /// The link driver: clang++ for C++, clang otherwise.
     pub linker: PathBuf,
+    /// The front end invoked.
+    pub language: Language,
     /// The directory holding `enzyme/enzyme.h` (and `enzyme/enzyme.mod`), if found.
     pub include_dir: Option<PathBuf>,
 }
@@ -70,26 +72,25 @@ impl Toolchain {
             Language::C | Language::Cxx => compiler.clone(),
             Language::Fortran => find(Language::C)?,
         };
-        Ok(Toolchain { compiler, linker, include_dir: find_include_dir() })
+        Ok(Toolchain { compiler, linker, language, include_dir: find_include_dir() })
     }
 
     /// The compiler for a source of clang's `-x` language `lang` (Fortran
     /// sources go to flang whichever front end was invoked).
     pub fn compiler_for(&self, lang: &str) -> Result<PathBuf, DriverError> {
-        if is_fortran(lang) && !self.compiler.to_string_lossy().contains("flang") {
-            return find(Language::Fortran);
+        match (is_fortran(lang), self.language == Language::Fortran) {
+            (true, false) => find(Language::Fortran),
+            // C sources in a Fortran link: clang, which links anyway.
+            (false, true) => Ok(self.linker.clone()),
+            _ => Ok(self.compiler.clone()),
         }
-        if !is_fortran(lang) && self.compiler.to_string_lossy().contains("flang") {
-            return Ok(self.linker.clone());
-        }
-        Ok(self.compiler.clone())
     }
 
     /// Flags that make `#include <enzyme/enzyme.h>` (C, C++) or `use enzyme`
-    /// (Fortran, for `tool`) work without `-I`.
-    pub fn include_flags_for(&self, tool: &Path) -> Vec<String> {
+    /// (Fortran) work without `-I`.
+    pub fn include_flags_for(&self, fortran: bool) -> Vec<String> {
         let Some(d) = &self.include_dir else { return Vec::new() };
-        if tool.to_string_lossy().contains("flang") {
+        if fortran {
             // After the user's own -I: their modules of the same name win.
             vec![format!("-I{}", d.join("enzyme").display())]
         } else {
@@ -100,7 +101,7 @@ impl Toolchain {
 
     /// [`Toolchain::include_flags_for`] the invoked compiler.
     pub fn include_flags(&self) -> Vec<String> {
-        self.include_flags_for(&self.compiler)
+        self.include_flags_for(self.language == Language::Fortran)
     }
 }
 
