@@ -10,22 +10,26 @@ CARGO ?= cargo
 LLVM_PREFIX = /usr/lib/llvm-22
 DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 flang-22 libomp-22-dev libpolly-22-dev libzstd-dev \
   mpich libmpich-dev cmake make valgrind
+BENCH_PACKAGES = libadolc-dev python3-venv
 export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
 
-.PHONY: all deps build install demo test bench clean
+.PHONY: all deps apt-install build install demo test bench clean
 
 all: build
 
 # Debian packages: installed only when missing.
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@$(MAKE) -s apt-install PACKAGES="$(DEB_PACKAGES)"
+	@command -v $(CARGO) >/dev/null || { echo "error: cargo not found; install Rust 1.95 (rustup) first"; exit 1; }
+
+apt-install:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@command -v $(CARGO) >/dev/null || { echo "error: cargo not found; install Rust 1.95 (rustup) first"; exit 1; }
 
 build: deps
 	$(CARGO) build --release --locked -p enzyme-wrappers -p cargo-enzyme
@@ -50,7 +54,9 @@ install: build
 demo: install
 	$(MAKE) -s -C templates/c CC=$(PREFIX)/bin/enzyme-cc clean run
 
+# The peers' packages too (ADOL-C; JAX comes from PyPI on first use).
 bench: install
+	@$(MAKE) -s apt-install PACKAGES="$(BENCH_PACKAGES)"
 	PATH=$(PREFIX)/bin:$$PATH bench/run.sh
 
 test: install

@@ -1,48 +1,183 @@
 #!/usr/bin/env bash
-# `make bench`: builds every kernel in bench/kernels with enzyme-cc -O2,
-# checks its gradient against finite differences (at a small size), then
-# times the primal and the gradient (best of repeated runs, pinned to one
-# core) with their peak memory, and writes bench/results/latest.md.
-# `run.sh --smoke`: the checks only (for CI; nothing timed).
+# `make bench`: for every benchmark below,
+#   1. builds it with enzyme-cc -O2, and again with the ablation switch
+#      ENZYME_AD_BEFORE_OPT=1 (differentiate unoptimised IR, optimise after);
+#   2. checks both builds' derivatives (against finite differences, forward
+#      against reverse, hand-written against ours; see bench.h) and stops on
+#      a failure;
+#   3. times the primal and each derivative mode (best of repeated runs in
+#      each of three processes, pinned to core 0), with peak memory, and
+#      counts their instructions under callgrind, with a profile of reverse
+#      mode by kind of code;
+#   4. for GMM and BA, checks and times the peers (ADOL-C, JAX on CPU)
+#      against our derivative, number by number;
+#   5. times the enzyme-cc build against clang-22 -O2 -c, and the AD pass on
+#      its own (ENZYME_TIME=1);
+# and writes bench/results/latest.md.
+# `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
+# Environment: BENCH_INSTR=0 skips the instruction counts; BENCH_VENV is the
+# virtual environment with JAX (made on first use from PyPI).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${ENZYME_CC:-enzyme-cc}
 CLANG=${CLANG:-$(command -v clang-22 || echo /usr/lib/llvm-22/bin/clang)}
+CLANGXX=${CLANGXX:-$(command -v clang++-22 || echo /usr/lib/llvm-22/bin/clang++)}
+VENV=${BENCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/enzyme-rs/bench-venv}
 smoke=0
 [ "${1:-}" = "--smoke" ] && smoke=1
 build=$here/build
 rm -rf "$build" && mkdir -p "$build" "$here/results"
-# kernel: check size, timed size, repetitions
-declare -A CHECK=([dot]=1000 [logsumexp]=1000 [branchy]=1000 [brusselator]=50 [gmm]=50)
-declare -A SIZE=([dot]=1000000 [logsumexp]=1000000 [branchy]=1000000 [brusselator]=500 [gmm]=1000)
-declare -A REPS=([dot]=20 [logsumexp]=20 [branchy]=20 [brusselator]=5 [gmm]=20)
-failed=0
-rows=()
+
+# name | source | extra flags (comma-separated, - for none) | check size | timed size | repetitions | peers
+BENCHES=(
+  "dot dot.c - 1000 1000000 20 -"
+  "logsumexp logsumexp.c - 1000 1000000 20 -"
+  "branchy branchy.c - 1000 1000000 20 -"
+  "fft fft.c - 64 65536 10 -"
+  "brusselator brusselator.c - 50 500 5 -"
+  "gmm-d10-k5 gmm.c -DGMM_D=10,-DGMM_K=5 50 1000 20 gmm"
+  "gmm-d20-k25 gmm.c -DGMM_D=20,-DGMM_K=25 20 1000 5 gmm"
+  "gmm-d20-k25 gmm.c -DGMM_D=20,-DGMM_K=25 20 10000 3 gmm"
+  "ba ba.c - 100 10000 10 ba"
+  "lstm-l2 lstm.c -DLSTM_L=2 30 1024 10 -"
+  "lstm-l4 lstm.c -DLSTM_L=4 30 1024 10 -"
+)
+
+failed=0 checked=0
+ours=() peers=() ablation=() builds=() where=()
 ms() { date +%s%N | awk '{printf "%.0f", $1 / 1e6}'; }
-for src in "$here"/kernels/*.c; do
-  k=$(basename "$src" .c)
-  t0=$(ms)
-  if ! "$CC" -O2 "$src" -o "$build/$k" -lm; then
-    echo "FAIL $k: build"; failed=$((failed + 1)); continue
+# `timed CMD...`: the harness's line "name mode n best_ms peak_kb" from the
+# best of three processes (a process's placement in memory moves its time too).
+timed() {
+  for _ in 1 2 3; do "$@"; done | sort -g -k4 | head -n 1
+}
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b + 0 == 0) print "?"; else printf "%.2f", a / b}'; }
+# Largest relative difference between two files of numbers, one per line.
+maxdiff() {
+  paste "$1" "$2" | awk 'BEGIN {m = 0} NF != 2 {m = 1e300} {d = $1 - $2; if (d < 0) d = -d; a = $2 < 0 ? -$2 : $2;
+    r = d / (1 + a); if (r > m) m = r} END {if (NR == 0) m = 1e300; printf "%.3g", m}'
+}
+# Instructions of one run of a mode (callgrind: repeatable, unlike times);
+# the profile stays in $build/NAME.MODE.callgrind.
+instructions() {
+  valgrind --tool=callgrind --callgrind-out-file="$build/$1.$2.callgrind" "$build/$1" "$2" "$3" 0 2>&1 >/dev/null |
+    awk '/Collected/ {print $4}'
+}
+# A profile by kind of code: derivative, libm, allocation and copies, the
+# rest; instructions as "derivative libm memory other" (see profile.awk).
+profile() { callgrind_annotate --threshold=100 "$build/$1.$2.callgrind" 2>/dev/null | awk -f "$here/profile.awk"; }
+count_instr=0
+[ $smoke -eq 0 ] && [ "${BENCH_INSTR:-1}" != 0 ] && command -v valgrind >/dev/null && count_instr=1
+
+# Peers: available or the reason they are not.
+adolc=""
+jax=""
+if [ $smoke -eq 0 ]; then
+  [ -f /usr/include/adolc/adolc.h ] || adolc="n/a (libadolc-dev not installed)"
+  if ! "$VENV/bin/python" -c "import jax" 2>/dev/null; then
+    echo "setting up JAX in $VENV (once)"
+    if ! { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q jax; } >"$build/venv.log" 2>&1; then
+      jax="n/a (pip install jax failed: see bench/build/venv.log)"
+    fi
   fi
-  t1=$(ms)
-  ad_ms=$(ENZYME_TIME=1 "$CC" -O2 "$src" -o "$build/$k.timed" -lm 2>&1 | awk '/ differentiate:/ {print $3}')
-  t2=$(ms)
-  "$CLANG" -O2 -c "$src" -o "$build/$k.clang.o" -I"$(dirname "$(command -v "$CC")")/../include"
-  t3=$(ms)
-  if ! out=$("$build/$k" check "${CHECK[$k]}"); then
-    echo "$out"; echo "FAIL $k: gradient check"; failed=$((failed + 1)); continue
+fi
+
+for line in "${BENCHES[@]}"; do
+  read -r name src flags nchk nrun reps peer <<<"$line"
+  cflags=()
+  [ "$flags" != - ] && IFS=, read -r -a cflags <<<"$flags"
+  bin=$build/$name
+  if [ ! -x "$bin" ]; then
+    t0=$(ms)
+    "$CC" -O2 "${cflags[@]}" "$here/kernels/$src" -o "$bin" -lm || { fail "$name: build"; continue; }
+    t1=$(ms)
+    ENZYME_AD_BEFORE_OPT=1 "$CC" -O2 "${cflags[@]}" "$here/kernels/$src" -o "$bin.ablation" -lm ||
+      { fail "$name: build with ENZYME_AD_BEFORE_OPT=1"; continue; }
+    for b in "$bin" "$bin.ablation"; do
+      checked=$((checked + 1))
+      if ! out=$("$b" check "$nchk"); then
+        echo "$out"; fail "$name ($(basename "$b")): derivative check"; continue 2
+      fi
+    done
+    echo "ok   $name: derivatives checked (and with AD before optimisation)"
+    if [ $smoke -eq 0 ]; then
+      ad_ms=$(ENZYME_TIME=1 "$CC" -O2 "${cflags[@]}" "$here/kernels/$src" -o "$bin.timed" -lm 2>&1 |
+        awk '/ differentiate:/ {print $3}')
+      t2=$(ms)
+      "$CLANG" -O2 "${cflags[@]}" -c "$here/kernels/$src" -o "$bin.clang.o" -I"$(dirname "$(command -v "$CC")")/../include"
+      t3=$(ms)
+      builds+=("| $name | $((t1 - t0)) | ${ad_ms:-?} | $((t3 - t2)) |")
+    fi
   fi
-  echo "ok   $k: gradient matches finite differences"
   [ $smoke -eq 1 ] && continue
-  read -r _ _ _ tp mp < <("$build/$k" primal "${SIZE[$k]}" "${REPS[$k]}")
-  read -r _ _ _ tg mg < <("$build/$k" gradient "${SIZE[$k]}" "${REPS[$k]}")
-  ratio=$(awk -v a="$tg" -v b="$tp" 'BEGIN {printf "%.2f", a / b}')
-  rows+=("| $k | ${SIZE[$k]} | $tp | $tg | ${ratio}x | $((mp / 1024)) | $((mg / 1024)) | $((t1 - t0)) | ${ad_ms:-?} | $((t3 - t2)) |")
+
+  label="$name n=$nrun"
+  read -r _ _ _ tp mp < <(timed "$bin" primal "$nrun" "$reps")
+  ip="" base=""
+  if [ $count_instr -eq 1 ]; then
+    base=$(instructions "$name" none "$nrun")
+    ip=$(instructions "$name" primal "$nrun")
+    ip=$((ip - base))
+    read -r b_d b_l b_m b_o < <(profile "$name" none)
+  fi
+  ours+=("| $label | primal | $tp | 1 | 1 | $((mp / 1024)) |")
+  declare -A t=()
+  for mode in $("$bin" modes); do
+    [ "$mode" = primal ] && continue
+    read -r _ _ _ tm mm < <(timed "$bin" "$mode" "$nrun" "$reps")
+    t[$mode]=$tm
+    im=""
+    if [ $count_instr -eq 1 ]; then
+      im=$(($(instructions "$name" "$mode" "$nrun") - base))
+      if [ "$mode" = reverse ]; then
+        read -r d l m o < <(profile "$name" reverse)
+        pct() { awk -v a="$1" -v b="$2" -v t="$im" 'BEGIN {printf "%.0f%%", 100 * (a - b) / t}'; }
+        where+=("| $label | $(ratio "$im" "$ip")x | $(pct "$d" "$b_d") | $(pct "$l" "$b_l") | $(pct "$m" "$b_m") | $(pct "$o" "$b_o") | $(((mm - mp) / 1024)) |")
+      fi
+    fi
+    ours+=("| | $mode | $tm | $(ratio "$tm" "$tp")x | $(ratio "$im" "$ip")x | $((mm / 1024)) |")
+  done
+  read -r _ _ _ ta _ < <(timed "$bin.ablation" reverse "$nrun" "$reps")
+  ablation+=("| $label | ${t[reverse]} | $ta | $(ratio "$ta" "${t[reverse]}")x |")
+
+  [ "$peer" = - ] && { unset t; continue; }
+  # Peers: each checked against our reverse derivative, then timed.
+  "$bin" dump "$nrun" >"$build/$name.ours.txt"
+  a_reuse=$adolc a_retape=$adolc j_time=$jax
+  if [ -z "$adolc" ]; then
+    pbin=$build/adolc-$name
+    if [ -x "$pbin" ] || "$CLANGXX" -O2 "${cflags[@]}" "$here/peers/adolc_$peer.cpp" -o "$pbin" -ladolc; then
+      (cd "$build" && "$pbin" dump "$nrun" >"$build/$name.adolc.txt")
+      d=$(maxdiff "$build/$name.ours.txt" "$build/$name.adolc.txt")
+      if awk -v d="$d" 'BEGIN {exit !(d <= 1e-8)}'; then
+        read -r _ _ _ a_reuse _ < <(cd "$build" && timed "$pbin" reuse "$nrun" "$reps")
+        read -r _ _ _ a_retape _ < <(cd "$build" && timed "$pbin" retape "$nrun" "$reps")
+      else
+        fail "$name: ADOL-C's derivative differs from ours by $d"; a_reuse="differs" a_retape="differs"
+      fi
+    else
+      a_reuse="build failed" a_retape="build failed"
+    fi
+  fi
+  if [ -z "$jax" ]; then
+    jargs=("$peer")
+    [ "$peer" = gmm ] && jargs+=("${cflags[0]#-DGMM_D=}" "${cflags[1]#-DGMM_K=}")
+    "$VENV/bin/python" "$here/peers/jax_peers.py" "${jargs[@]}" dump "$nrun" 1 >"$build/$name.jax.txt"
+    d=$(maxdiff "$build/$name.ours.txt" "$build/$name.jax.txt")
+    if awk -v d="$d" 'BEGIN {exit !(d <= 1e-8)}'; then
+      read -r _ _ _ j_time _ < <("$VENV/bin/python" "$here/peers/jax_peers.py" "${jargs[@]}" time "$nrun" "$reps")
+    else
+      fail "$name: JAX's derivative differs from ours by $d"; j_time="differs"
+    fi
+  fi
+  fastest=$(printf '%s\n' "$a_reuse" "$a_retape" "$j_time" | awk '$1 + 0 > 0 {if (m == "" || $1 < m) m = $1} END {print m}')
+  peers+=("| $label | ${t[reverse]} | ${t[hand]:--} | $a_reuse | $a_retape | $j_time | ${fastest:-?} | $(ratio "${t[reverse]}" "$fastest")x |")
+  unset t
 done
+
 if [ $smoke -eq 1 ]; then
-  total=$(find "$here/kernels" -name '*.c' | wc -l)
-  echo "benchmark checks: $((total - failed)) passed, $failed failed"
+  echo "benchmark checks: $((checked - failed)) passed, $failed failed"
   [ $failed -eq 0 ]
   exit
 fi
@@ -50,15 +185,58 @@ fi
   echo "# Benchmark results"
   echo
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "- machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, pinned to core 0"
+  echo "- machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; every timed process pinned to core 0"
   echo "- compilers: $("$CC" --version | head -n 1); $("$CLANG" --version | head -n 1)"
-  echo "- flags: enzyme-cc -O2 for everything; times are the best of repeated runs (ms)"
+  echo "- flags: enzyme-cc -O2 for our builds, clang++-22 -O2 for ADOL-C's ($(dpkg-query -W -f '${Version}' libadolc-dev 2>/dev/null || echo '?'))," \
+    "JAX $("$VENV/bin/python" -c 'import jax; print(jax.__version__)' 2>/dev/null || echo '?') on CPU, float64, jit, one thread"
+  echo "- times: best of repeated runs after a warm-up, in ms; instructions: callgrind, one run less the setup"
   echo
-  echo "| kernel | size | primal ms | gradient ms | gradient/primal | primal peak MB | gradient peak MB | enzyme-cc build ms | AD pass ms | clang-22 -O2 -c ms |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
-  printf '%s\n' "${rows[@]}"
+  echo "## Our derivatives against the primal"
   echo
-  echo "Gradients are checked against central finite differences before timing."
+  echo "Modes: \`reverse\` is \`__enzyme_autodiff\` (a gradient, or for \`ba\` the whole sparse Jacobian, two reverse"
+  echo "passes per observation); \`forward\` is \`__enzyme_fwddiff\`, one directional derivative (for \`ba\`, the whole"
+  echo "Jacobian, 15 passes per observation); \`hand\` is a hand-written adjoint in C."
+  echo
+  echo "| benchmark | mode | ms | time / primal | instructions / primal | peak MB |"
+  echo "|---|---|---|---|---|---|"
+  printf '%s\n' "${ours[@]}"
+  echo
+  if [ ${#where[@]} -gt 0 ]; then
+    echo "## Where reverse mode spends its instructions"
+    echo
+    echo "callgrind, one run less the setup's. Derivative code is ours (\\`diffe_*\\`, \\`augmented_*\\` and their tapes' index"
+    echo "arithmetic); libm is the elementary functions the primal and its partials call; allocation and copies are"
+    echo "malloc, realloc (tapes growing), free, memcpy and memset; other is the rest (the primal's code, the harness)."
+    echo "The last column is the peak memory over the primal's: mostly tape."
+    echo
+    echo "| benchmark | instructions / primal | derivative code | libm | allocation and copies | other | extra peak MB |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${where[@]}"
+    echo
+  fi
+  echo "## Against the peers (gradient or Jacobian, ms)"
+  echo
+  echo "ADOL-C \"reused\" replays a tape recorded once (valid while control flow does not change); \"retaped\" records it"
+  echo "for each evaluation, as new inputs require in general."
+  echo
+  echo "| benchmark | enzyme-rs | hand-written | ADOL-C reused | ADOL-C retaped | JAX | fastest peer | enzyme-rs / fastest peer |"
+  echo "|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${peers[@]}"
+  echo
+  echo "## Ablation: differentiating before optimising (\`ENZYME_AD_BEFORE_OPT=1\`, reverse mode, ms)"
+  echo
+  echo "| benchmark | AD after optimisation (default) | AD before optimisation | slowdown |"
+  echo "|---|---|---|---|"
+  printf '%s\n' "${ablation[@]}"
+  echo
+  echo "## Build time (ms)"
+  echo
+  echo "| benchmark | enzyme-cc -O2 (compile, link, AD) | AD pass alone | clang-22 -O2 -c |"
+  echo "|---|---|---|---|"
+  printf '%s\n' "${builds[@]}"
+  echo
+  echo "Every derivative was checked before it was timed: ours against central finite differences, forward against"
+  echo "reverse, hand-written against ours, the peers against ours number by number (relative 1e-8)."
   echo "The clang column compiles only (it cannot link a program that asks for derivatives)."
 } >"$here/results/latest.md"
 cat "$here/results/latest.md"

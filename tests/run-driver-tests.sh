@@ -54,6 +54,7 @@ check "-x c on a file with another extension" bash -c "cp lib.c lib.txt && $CC -
 check "-D/-I/-std/-W flags reach the compiler" bash -c "$CC -std=c11 -Wall -Wextra -DEXTRA=1 -I. -c main.c -o main.o"
 check "one-shot compile and link of two sources" bash -c "$CC -O2 main.c lib.c -o app1 -lm && ./app1"
 check "separate compile and link at -O3" bash -c "$CC -O3 -c lib.c -o lib.o && $CC -O3 -c main.c -o main.o && $CC -O3 main.o lib.o -o app2 -lm && ./app2"
+check "ENZYME_AD_BEFORE_OPT=1 (the benchmarks' ablation) skips the pre-AD pipeline, still right" bash -c "ENZYME_AD_BEFORE_OPT=1 $CC -O2 main.c lib.c -o app-ablation -lm -### 2>&1 | grep -q 'pre-AD: none (ENZYME_AD_BEFORE_OPT)' && ENZYME_AD_BEFORE_OPT=1 $CC -O2 -c lib.c -o lib-abl.o -### 2>&1 | grep -q disable-llvm-passes && ENZYME_AD_BEFORE_OPT=1 $CC -O2 main.c lib.c -o app-ablation -lm && ./app-ablation"
 check "@response file" bash -c "printf '%s\n' -O2 main.c lib.c -o app3 -lm > args.rsp && $CC @args.rsp && ./app3"
 check "-Wl, and -L/-l flags" bash -c "$CC main.c lib.c -Wl,--as-needed -L/usr/lib -lm -o app4 && ./app4"
 check "mixing a native object (gcc) and bitcode" bash -c "gcc -O2 -c -x c - -o native.o <<<'double twice(double x) { return 2 * x; }' && $CC main.c lib.c native.o -o app5 -lm && ./app5"

@@ -149,6 +149,13 @@ impl Emitter {
         unsafe { LLVMConstNull(t) }
     }
 
+    /// The value an adjoint accumulator starts from: -0.0 for floats and
+    /// float vectors, because `-0.0 + x` is exactly `x` for every x (and
+    /// LLVM folds it), where `+0.0 + x` turns -0.0 into +0.0 and stays.
+    pub fn adjoint_zero(&self, t: Type) -> Value {
+        adjoint_zero(t)
+    }
+
     /// `p + offset` bytes.
     pub fn byte_offset(&self, p: Value, offset: u64) -> Value {
         if offset == 0 {
@@ -417,4 +424,19 @@ fn real_pred(op: CmpOp) -> LLVMRealPredicate {
 pub(crate) fn rule_operands(i: Value, rule: &CompiledRule) -> Vec<Value> {
     let n = rule.int_params.len() as u32;
     (0..n).map(|k| ir::operand(i, k)).collect()
+}
+
+/// See [`Emitter::adjoint_zero`].
+pub(crate) fn adjoint_zero(t: Type) -> Value {
+    unsafe {
+        if ir::is_float(t) {
+            return LLVMConstReal(t, -0.0);
+        }
+        if LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind && ir::is_float(LLVMGetElementType(t)) {
+            let lane = LLVMConstReal(LLVMGetElementType(t), -0.0);
+            let mut lanes = vec![lane; LLVMGetVectorSize(t) as usize];
+            return LLVMConstVector(lanes.as_mut_ptr(), lanes.len() as u32);
+        }
+        LLVMConstNull(t)
+    }
 }

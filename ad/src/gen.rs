@@ -1013,7 +1013,7 @@ impl<'g> Reverse<'g> {
             } else {
                 let slot = self.adj_slot(i);
                 let d = self.e.load(t, slot);
-                self.e.store(self.e.zero(t), slot);
+                self.e.store(self.e.adjoint_zero(t), slot);
                 d
             };
             let p = layout.field(&self.e, io, k);
@@ -1479,7 +1479,7 @@ impl<'g> Reverse<'g> {
             };
             let dphi = self.e.load(t, slot);
             // Cleared for the previous instance of a loop.
-            self.e.store(self.e.zero(t), slot);
+            self.e.store(self.e.adjoint_zero(t), slot);
             self.accumulate(v, dphi);
         }
     }
@@ -1577,7 +1577,7 @@ impl<'g> Reverse<'g> {
         let slot = self.adj_slot(i);
         let d = self.e.load(t, slot);
         // Cleared, so an earlier loop instance of `i` starts from zero.
-        self.e.store(self.e.zero(t), slot);
+        self.e.store(self.e.adjoint_zero(t), slot);
         match kind {
             Kind::Rule(r) => {
                 let ops = rule_operands(i, r);
@@ -1835,7 +1835,7 @@ impl<'g> Reverse<'g> {
         let t = ir::type_of(v);
         unsafe {
             let s = LLVMBuildAlloca(self.slots, t, c"adj".as_ptr());
-            LLVMBuildStore(self.slots, LLVMConstNull(t), s);
+            LLVMBuildStore(self.slots, crate::emit::adjoint_zero(t), s);
             self.adj.insert(v, s);
             s
         }

@@ -2,7 +2,7 @@
 #include "../bench.h"
 static const char *NAME = "branchy";
 static int N;
-static double *X, *DX;
+static double *X, *DX, *TX;
 
 static double branchy(const double *x, int n) {
   double s = 0;
@@ -20,16 +20,16 @@ static double branchy(const double *x, int n) {
 
 static void setup(int n) {
   N = n ? n : 1000000;
-  X = malloc(N * sizeof *X), DX = calloc(N, sizeof *DX);
+  X = malloc(N * sizeof *X), DX = calloc(N, sizeof *DX), TX = malloc(N * sizeof *TX);
   for (int i = 0; i < N; i++) X[i] = sin(1.7 * i);
 }
-static double primal(void) { return branchy(X, N); }
-static void gradient(void) { __enzyme_autodiff((void *)branchy, enzyme_dup, X, DX, N); }
-static int check(void) {
-  memset(DX, 0, N * sizeof *DX);
-  gradient();
-  int f = 0;
-  for (int i = 0; i < N; i += N / 7 + 1) f += check_close("d/dx", DX[i], fd_of(&X[i], 1e-7), 1e-5);
-  return f;
+static int params(struct param *p) {
+  p[0] = (struct param){"x", X, DX, TX, N};
+  return 1;
 }
+static double primal(void) { return branchy(X, N); }
+static void reverse(void) { __enzyme_autodiff((void *)branchy, enzyme_dup, X, DX, N); }
+static double forward(void) { return __enzyme_fwddiff((void *)branchy, enzyme_dup, X, TX, N); }
+#define HAVE_FORWARD
+#define FD_H 1e-7
 #include "../harness.h"

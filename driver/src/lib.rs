@@ -33,6 +33,18 @@ use toolchain::Toolchain;
 /// vectorisation and unrolling wait until after differentiation.
 pub const COMPILE_FLAGS: &[&str] = &["-flto", "-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops"];
 
+/// The flags added to a compile step of C or C++ (`fortran` false) or
+/// Fortran: [`COMPILE_FLAGS`], plus, under the ablation
+/// [`pipeline::ad_before_optimisation`], clang's switch that leaves the
+/// bitcode unoptimised (flang has none, so Fortran is compiled as usual).
+pub fn compile_flags(fortran: bool) -> Vec<&'static str> {
+    let mut flags = COMPILE_FLAGS.to_vec();
+    if pipeline::ad_before_optimisation() && !fortran {
+        flags.extend(["-Xclang", "-disable-llvm-passes"]);
+    }
+    flags
+}
+
 /// The program name users see in messages.
 pub fn program_name(language: Language) -> &'static str {
     match language {
@@ -105,7 +117,7 @@ fn compile_command(tc: &Toolchain, inv: &Invocation) -> Command {
     cmd.args(&inv.all_args);
     let only_assembly = inv.inputs.iter().all(|i| matches!(i.kind, args::InputKind::Assembly(_)));
     if !only_assembly {
-        cmd.args(COMPILE_FLAGS);
+        cmd.args(compile_flags(inv.language == Language::Fortran));
     }
     cmd.args(tc.include_flags());
     cmd

@@ -21,7 +21,7 @@ use crate::args::{InputKind, Invocation, LinkItem, OptLevel};
 use crate::bitcode::{self, Member, ObjectKind};
 use crate::error::DriverError;
 use crate::toolchain::Toolchain;
-use crate::{pipeline, program_name, report, show, status, COMPILE_FLAGS};
+use crate::{compile_flags, pipeline, program_name, report, show, status};
 
 /// Bitcode gathered from the command line.
 #[derive(Default)]
@@ -71,7 +71,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
                 " \"{program}\" link-time AD: merge {} bitcode object(s) and {} archive member(s) | pre-AD: {} | differentiate | post-AD: {} | codegen -> \"{}\"",
                 g.objects.len(),
                 g.members.len(),
-                pipeline::describe_pre_ad(level),
+                if pipeline::ad_before_optimisation() { "none (ENZYME_AD_BEFORE_OPT)".into() } else { pipeline::describe_pre_ad(level) },
                 pipeline::describe_post_ad(level),
                 ad_object.display()
             );
@@ -113,7 +113,7 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                         let out = tmp.join(format!("input{k}.o"));
                         let fortran = crate::toolchain::is_fortran(lang);
                         let mut cmd = Command::new(tc.compiler_for(lang)?);
-                        cmd.args(&inv.compile_flags).args(COMPILE_FLAGS).args(tc.include_flags_for(fortran));
+                        cmd.args(&inv.compile_flags).args(compile_flags(fortran)).args(tc.include_flags_for(fortran));
                         if fortran {
                             // flang knows Fortran sources by their names.
                             cmd.args(["-c", &input.path, "-o"]).arg(&out);
@@ -350,9 +350,13 @@ fn differentiate(
         }
         clock = std::time::Instant::now();
     };
-    progress.phase("optimising before differentiation");
-    pipeline::pre_ad(module, &tm, level)?;
-    lap("pre-AD pipeline");
+    if pipeline::ad_before_optimisation() {
+        lap("pre-AD pipeline skipped (ENZYME_AD_BEFORE_OPT)");
+    } else {
+        progress.phase("optimising before differentiation");
+        pipeline::pre_ad(module, &tm, level)?;
+        lap("pre-AD pipeline");
+    }
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("before-ad.ll"));
     }

@@ -16,6 +16,14 @@ use inkwell::OptimizationLevel;
 use crate::args::OptLevel;
 use crate::error::DriverError;
 
+/// The ablation switch `ENZYME_AD_BEFORE_OPT=1` (for `bench/`): C and C++
+/// are compiled to unoptimised bitcode, nothing runs before
+/// differentiation, and the full pipeline runs only after it, which shows
+/// what differentiating after optimisation gains. Not for users' builds.
+pub fn ad_before_optimisation() -> bool {
+    std::env::var_os("ENZYME_AD_BEFORE_OPT").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// The pass pipeline text for a level.
 fn pipeline_text(level: OptLevel) -> &'static str {
     match level {
