@@ -204,12 +204,14 @@ fi
   if [ ${#where[@]} -gt 0 ]; then
     echo "## Where reverse mode spends its instructions"
     echo
-    echo "callgrind, one run less the setup's. Derivative code is ours (\\`diffe_*\\`, \\`augmented_*\\` and their tapes' index"
-    echo "arithmetic); libm is the elementary functions the primal and its partials call; allocation and copies are"
-    echo "malloc, realloc (tapes growing), free, memcpy and memset; other is the rest (the primal's code, the harness)."
+    echo "callgrind, one run less the setup's. Derivative code is ours: the kernel's \`reverse\` (never inlined, so the"
+    echo "derivative inlined into it is counted here) and the \`diffe_*\` and \`augmented_*\` functions; libm is the elementary"
+    echo "functions the primal and its partials call; memory is malloc, realloc (tapes growing), free, memcpy and memset"
+    echo "(zeroing the adjoints too; valgrind counts each step of a \`rep movs\`/\`rep stos\` as an instruction, so this"
+    echo "column overstates their time); other is the rest (the primal's own code, the harness)."
     echo "The last column is the peak memory over the primal's: mostly tape."
     echo
-    echo "| benchmark | instructions / primal | derivative code | libm | allocation and copies | other | extra peak MB |"
+    echo "| benchmark | instructions / primal | derivative code | libm | memory | other | extra peak MB |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${where[@]}"
     echo

@@ -1701,7 +1701,7 @@ impl<'g> Reverse<'g> {
             self.loaded.insert((here, n), x);
             return x;
         }
-        if depth < 6 && (recomputable(n) || self.rereadable(n)) {
+        if depth < 6 && (recomputable(n) || self.rereadable(n) || self.float_recomputable(n)) {
             // Cheaper to compute again from its operands than to keep on a tape.
             let ops: Vec<Value> =
                 (0..ir::operand_count(n)).map(|k| self.fetch_at_depth(ir::operand(n, k), depth + 1)).collect();
@@ -1756,6 +1756,31 @@ impl<'g> Reverse<'g> {
 
     /// A load from the caller's memory (an argument's or a global's) when the
     /// function writes none: the value is still there in the reverse sweep.
+    /// A cheap float operation (`fadd`, `fsub`, `fmul`, `fneg`) worth
+    /// computing again in the reverse sweep rather than taping: at most one of
+    /// its distinct operands costs anything to fetch, so recomputing never
+    /// keeps more values than taping `n` would (`u * u` keeps `u`, which the
+    /// partials of `u`'s other uses usually need anyway). The result is the
+    /// same bits: the instruction is cloned with its flags.
+    fn float_recomputable(&self, n: Value) -> bool {
+        use llvm_sys::LLVMOpcode::*;
+        if !matches!(ir::opcode(n), LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFNeg) || self.cache.contains_key(&n) {
+            return false;
+        }
+        let mut costly: Vec<Value> = Vec::new();
+        for k in 0..ir::operand_count(n) {
+            let o = ir::operand(n, k);
+            let free = !ir::is_instruction(o)
+                || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(o))
+                || self.cache.contains_key(&o)
+                || recomputable(o);
+            if !free && !costly.contains(&o) {
+                costly.push(o);
+            }
+        }
+        costly.len() <= 1
+    }
+
     fn rereadable(&self, n: Value) -> bool {
         if !self.inputs_unchanged || ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMLoad {
             return false;
