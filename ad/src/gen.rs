@@ -1444,7 +1444,13 @@ impl<'g> Reverse<'g> {
                     continue;
                 }
                 let v = match self.adj.get(&p) {
-                    Some(s) => self.e.load(t, *s),
+                    // `+ 0.0` turns the accumulator's starting -0.0 (see
+                    // `Emitter::adjoint_zero`) into the +0.0 users expect, and
+                    // leaves every other value as it is.
+                    Some(s) => {
+                        let v = self.e.load(t, *s);
+                        self.e.add(v, self.e.zero(t))
+                    }
                     None => self.e.zero(t),
                 };
                 match self.split {
