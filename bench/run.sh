@@ -16,7 +16,8 @@
 # and writes bench/results/latest.md.
 # `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
 # Environment: BENCH_INSTR=0 skips the instruction counts; BENCH_VENV is the
-# virtual environment with JAX (made on first use from PyPI).
+# virtual environment with JAX (made on first use from PyPI); BENCH_ONLY=REGEX
+# runs only the benchmarks whose names match.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${ENZYME_CC:-enzyme-cc}
@@ -85,6 +86,7 @@ fi
 
 for line in "${BENCHES[@]}"; do
   read -r name src flags nchk nrun reps peer <<<"$line"
+  [[ "$name" =~ ${BENCH_ONLY:-.} ]] || continue
   cflags=()
   [ "$flags" != - ] && IFS=, read -r -a cflags <<<"$flags"
   bin=$build/$name
