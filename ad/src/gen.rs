@@ -1760,8 +1760,6 @@ impl<'g> Reverse<'g> {
         x
     }
 
-    /// A load from the caller's memory (an argument's or a global's) when the
-    /// function writes none: the value is still there in the reverse sweep.
     /// A cheap float operation (`fadd`, `fsub`, `fmul`, `fneg`) worth
     /// computing again in the reverse sweep rather than taping: at most one of
     /// its distinct operands costs anything to fetch, so recomputing never
@@ -1787,6 +1785,8 @@ impl<'g> Reverse<'g> {
         costly.len() <= 1
     }
 
+    /// A load from the caller's memory (an argument's or a global's) when the
+    /// function writes none: the value is still there in the reverse sweep.
     fn rereadable(&self, n: Value) -> bool {
         if !self.inputs_unchanged || ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMLoad {
             return false;
