@@ -71,7 +71,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
                 " \"{program}\" link-time AD: merge {} bitcode object(s) and {} archive member(s) | pre-AD: {} | differentiate | post-AD: {} | codegen -> \"{}\"",
                 g.objects.len(),
                 g.members.len(),
-                if pipeline::ad_before_optimisation() { "none (ENZYME_AD_BEFORE_OPT)".into() } else { pipeline::describe_pre_ad(level) },
+                pipeline::describe_pre_ad(level),
                 pipeline::describe_post_ad(level),
                 ad_object.display()
             );

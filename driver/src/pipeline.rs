@@ -38,6 +38,9 @@ fn pipeline_text(level: OptLevel) -> &'static str {
 
 /// What runs before differentiation, as a pipeline string (for `-###`).
 pub fn describe_pre_ad(level: OptLevel) -> String {
+    if ad_before_optimisation() {
+        return "none (ENZYME_AD_BEFORE_OPT)".into();
+    }
     match pipeline_text(level) {
         "" => "none".into(),
         p => format!("{p} without vectorisation or unrolling"),
