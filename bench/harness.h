@@ -20,6 +20,23 @@ static void zero_adjoints(void) {
   for (int j = 0; j < NPARAMS; j++) memset(PARAMS[j].dx, 0, PARAMS[j].n * sizeof(double));
 }
 
+/* Runs another gradient (`run`, into the adjoints) and compares it, every
+ * entry, with reverse mode's (`rev`); the reference is `run`'s when
+ * `run_is_reference` (a closed form), reverse mode's otherwise. */
+static int against_reverse(void (*run)(void), const char *who, double **rev, int run_is_reference) {
+  int f = 0;
+  zero_adjoints();
+  run();
+  for (int j = 0; j < NPARAMS; j++) {
+    char what[64];
+    snprintf(what, sizeof what, "%s d/d%s vs reverse", who, PARAMS[j].name);
+    for (int i = 0; i < PARAMS[j].n; i++)
+      f += run_is_reference ? check_close(what, rev[j][i], PARAMS[j].dx[i], 1e-9)
+                            : check_close(what, PARAMS[j].dx[i], rev[j][i], 1e-9);
+  }
+  return f;
+}
+
 static int check(void) {
   int f = 0;
   zero_adjoints();
@@ -40,19 +57,10 @@ static int check(void) {
   f += check_close("forward vs reverse (directional derivative)", forward(), expect, 1e-9);
 #endif
 #ifdef HAVE_HAND
-  zero_adjoints();
-  hand();
-  for (int j = 0; j < NPARAMS; j++) {
-    char what[64];
-    snprintf(what, sizeof what, "hand-written d/d%s vs reverse", PARAMS[j].name);
-    for (int i = 0; i < PARAMS[j].n; i++) f += check_close(what, PARAMS[j].dx[i], want[j][i], 1e-9);
-  }
+  f += against_reverse(hand, "hand-written", want, 0);
 #endif
 #ifdef HAVE_ANALYTIC
-  zero_adjoints();
-  analytic();
-  for (int j = 0; j < NPARAMS; j++)
-    for (int i = 0; i < PARAMS[j].n; i++) f += check_close("reverse vs analytic", want[j][i], PARAMS[j].dx[i], 1e-9);
+  f += against_reverse(analytic, "analytic", want, 1);
 #endif
   for (int j = 0; j < NPARAMS; j++) free(want[j]);
   return f;

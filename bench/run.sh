@@ -55,6 +55,14 @@ timed() {
 fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b + 0 == 0) print "?"; else printf "%.2f", a / b}'; }
 # Largest relative difference between two files of numbers, one per line.
+# Whether a peer's derivative (file $2) agrees with ours (file $1) to relative 1e-8;
+# prints the largest difference either way.
+agrees() {
+  local d
+  d=$(maxdiff "$1" "$2")
+  echo "$d"
+  awk -v d="$d" 'BEGIN {exit !(d <= 1e-8)}'
+}
 maxdiff() {
   paste "$1" "$2" | awk 'BEGIN {m = 0} NF != 2 {m = 1e300} {d = $1 - $2; if (d < 0) d = -d; a = $2 < 0 ? -$2 : $2;
     r = d / (1 + a); if (r > m) m = r} END {if (NR == 0) m = 1e300; printf "%.3g", m}'
@@ -156,8 +164,7 @@ for line in "${BENCHES[@]}"; do
     pbin=$build/adolc-$name
     if [ -x "$pbin" ] || "$CLANGXX" -O2 "${cflags[@]}" "$here/peers/adolc_$peer.cpp" -o "$pbin" -ladolc; then
       (cd "$build" && "$pbin" dump "$nrun" >"$build/$name.adolc.txt")
-      d=$(maxdiff "$build/$name.ours.txt" "$build/$name.adolc.txt")
-      if awk -v d="$d" 'BEGIN {exit !(d <= 1e-8)}'; then
+      if d=$(agrees "$build/$name.ours.txt" "$build/$name.adolc.txt"); then
         read -r _ _ _ a_reuse _ < <(cd "$build" && timed "$pbin" reuse "$nrun" "$reps")
         read -r _ _ _ a_retape _ < <(cd "$build" && timed "$pbin" retape "$nrun" "$reps")
       else
@@ -171,8 +178,7 @@ for line in "${BENCHES[@]}"; do
     jargs=("$peer")
     [ "$peer" = gmm ] && jargs+=("${cflags[0]#-DGMM_D=}" "${cflags[1]#-DGMM_K=}")
     "$VENV/bin/python" "$here/peers/jax_peers.py" "${jargs[@]}" dump "$nrun" 1 >"$build/$name.jax.txt"
-    d=$(maxdiff "$build/$name.ours.txt" "$build/$name.jax.txt")
-    if awk -v d="$d" 'BEGIN {exit !(d <= 1e-8)}'; then
+    if d=$(agrees "$build/$name.ours.txt" "$build/$name.jax.txt"); then
       read -r _ _ _ j_time _ < <("$VENV/bin/python" "$here/peers/jax_peers.py" "${jargs[@]}" time "$nrun" "$reps")
     else
       fail "$name: JAX's derivative differs from ours by $d"; j_time="differs"

@@ -1695,8 +1695,14 @@ impl<'g> Reverse<'g> {
         self.fetch_at_depth(n, 0)
     }
 
+    /// Constants, arguments and values of the slot block or the forward
+    /// entry block: they dominate the reverse sweep, so it uses them as they are.
+    fn available_as_is(&self, v: Value) -> bool {
+        !ir::is_instruction(v) || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(v))
+    }
+
     fn fetch_at_depth(&mut self, n: Value, depth: u32) -> Value {
-        if !ir::is_instruction(n) || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(n)) {
+        if self.available_as_is(n) {
             return n;
         }
         let here = self.e.current_block();
@@ -1774,10 +1780,7 @@ impl<'g> Reverse<'g> {
         let mut costly: Vec<Value> = Vec::new();
         for k in 0..ir::operand_count(n) {
             let o = ir::operand(n, k);
-            let free = !ir::is_instruction(o)
-                || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(o))
-                || self.cache.contains_key(&o)
-                || recomputable(o);
+            let free = self.available_as_is(o) || self.cache.contains_key(&o) || recomputable(o);
             if !free && !costly.contains(&o) {
                 costly.push(o);
             }
