@@ -671,6 +671,9 @@ impl<'g> Forward<'g> {
                     self.e.store_like(self.tangent(v), self.sh.of(p), i);
                 } else if ir::is_pointer(vt) {
                     self.e.store_like(self.sh.of(v), self.sh.of(p), i);
+                } else if self.mem.int_stores_clearing.contains(&i) {
+                    // Integers written over what may be floats: zero tangent there.
+                    self.e.store_like(self.e.zero(vt), self.sh.of(p), i);
                 }
             }
             Kind::MemSet if shadowed(ir::operand(i, 0)) => {
@@ -1508,6 +1511,10 @@ impl<'g> Reverse<'g> {
                     let dv = self.e.load_like(t, sp, i);
                     self.e.store_like(self.e.zero(t), sp, i);
                     self.accumulate(v, dv);
+                } else if self.mem.int_stores_clearing.contains(&i) {
+                    // Integers written over what may have been floats: their adjoints are dropped.
+                    let sp = self.shadow(p);
+                    self.e.store_like(self.e.zero(ir::type_of(v)), sp, i);
                 }
                 return;
             }

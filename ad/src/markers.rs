@@ -424,8 +424,25 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
                 )));
         }
     }
+    let sret = sret.map(|(p, t)| (p, bytes_as_doubles(t, mode, &args)));
     check_result_type(call, mode, function, &args, sret)?;
     Ok(MarkerCall { call, mode, function, args, seed, sret, marker_loads })
+}
+
+/// rustc describes memory returned through `sret` as bytes (`[24 x i8]`); the
+/// `enzyme` crate declares its gradient structs with one `f64` per adjoint,
+/// so bytes for exactly one double per adjoint are read as doubles.
+fn bytes_as_doubles(t: Type, mode: Mode, args: &[ArgPlan]) -> Type {
+    let active = args.iter().filter(|a| a.activity == Activity::Active).count() as u64;
+    unsafe {
+        let bytes = ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMArrayTypeKind
+            && ir::is_int(LLVMGetElementType(t))
+            && ir::int_width(LLVMGetElementType(t)) == 8;
+        if mode == Mode::Reverse && bytes && active > 0 && LLVMGetArrayLength2(t) == 8 * active {
+            return LLVMArrayType2(LLVMDoubleTypeInContext(LLVMGetTypeContext(t)), active);
+        }
+    }
+    t
 }
 
 /// The entry point's declared result (or `sret` memory) must hold what the

@@ -39,6 +39,9 @@ pub(crate) struct Memory {
     pub varied: HashSet<Value>,
     /// Constructs the engine cannot differentiate here: (instruction, what, help).
     pub problems: Vec<(Value, String, &'static str)>,
+    /// Integer stores into shadowed memory that may hold floats: they set
+    /// the derivative of the bytes they write to zero.
+    pub int_stores_clearing: HashSet<Value>,
 }
 
 /// Whether a constant pointer is null or undefined (compatible with any status).
@@ -251,6 +254,20 @@ fn analyze_once(
                                 DUP_HELP,
                             ),
                         }
+                    } else if ir::is_int(ir::scalar_of(vt))
+                        && s == PtrStatus::Shadowed
+                        && !surely_integer_access(i, p, kind_of)
+                    {
+                        // Integers written over memory that may hold floats:
+                        // the derivative there becomes zero. Bits loaded from
+                        // memory (or a pointer's bits) are a copy, whose
+                        // derivative or shadow would be lost.
+                        let shadowed = |q: Value| m.status(q) == PtrStatus::Shadowed;
+                        if moves_untyped_bits(v, &shadowed, kind_of) {
+                            m.problem(i, INT_ACCESS_WHAT.into(), INT_ACCESS_HELP);
+                        } else {
+                            m.int_stores_clearing.insert(i);
+                        }
                     } else if contains_float(vt) {
                         m.problem(
                             i,
@@ -311,6 +328,9 @@ fn analyze_once(
                         }
                         (PtrStatus::Shadowed, PtrStatus::Constant, _) if copies_no_pointers(i) => {
                             // Constant data into differentiated memory: like storing constants.
+                        }
+                        (PtrStatus::Constant, PtrStatus::Shadowed, _) if copies_only_integers(i) => {
+                            // Integers out of differentiated memory: like loading them.
                         }
                         _ => m.problem(i, "memory copy between memory with and without a shadow".into(), DUP_HELP),
                     }
@@ -385,6 +405,91 @@ fn analyze_once(
         }
     }
     m
+}
+
+const INT_ACCESS_WHAT: &str = "bytes copied as an integer into memory that may hold floating-point values or pointers";
+const INT_ACCESS_HELP: &str = "the bytes pass through an integer, so a derivative or shadow pointer they hold would \
+     be lost; copy through a variable of their own type (`double`, a pointer), or, if the memory holds integers, say \
+     so with `__enzyme_integer(ptr)`";
+
+/// Whether an integer load or store `i` through the shadowed pointer `p`
+/// certainly moves integers: its TBAA type, a type hint, the stack slot it
+/// addresses, the element type of its address arithmetic, or (for memory of
+/// the function's own) every access of the same memory says so. Floats or
+/// pointers moved as integer bits would lose their derivative or shadow.
+fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
+    let t = if ir::opcode(i) == LLVMOpcode::LLVMLoad { ir::type_of(i) } else { ir::type_of(ir::operand(i, 0)) };
+    let t = ir::scalar_of(t);
+    if ir::int_width(t) < 32 {
+        // Too narrow for a float or a pointer.
+        return true;
+    }
+    if let Some(tag) = metadata(i, "tbaa") {
+        if let Some(e) = tag_elem(tag, None) {
+            return e == Elem::Int;
+        }
+    }
+    let root = root_of(p);
+    let f = ir::parent_function(i);
+    if let Some(e) = hinted_elem(f, root) {
+        return e == Elem::Int;
+    }
+    unsafe {
+        // Address arithmetic over integers of this width: `getelementptr i64, ptr %a, i64 %k`.
+        if !LLVMIsAGetElementPtrInst(p).is_null() {
+            let src = LLVMGetGEPSourceElementType(p);
+            if ir::is_int(src) && ir::int_width(src) == ir::int_width(t) {
+                return true;
+            }
+        }
+        if !LLVMIsAAllocaInst(root).is_null() {
+            let mut fields = Vec::new();
+            if flatten(LLVMGetAllocatedType(root), 0, data_layout(f), &mut fields) {
+                return fields.iter().all(|(_, _, e)| *e == Elem::Int);
+            }
+        }
+    }
+    // Memory of the function's own, never accessed as anything but integers.
+    is_local(root, kind_of) && only_integer_accesses(f, root)
+}
+
+/// Whether an integer value stored may be the bits of a float or pointer
+/// read from differentiated memory (through phis, selects and `freeze`) or a
+/// pointer's bits. Bits read from memory without a shadow are constants.
+fn moves_untyped_bits(v: Value, shadowed: &impl Fn(Value) -> bool, kind_of: &impl Fn(Value) -> Kind) -> bool {
+    let mut work = vec![v];
+    let mut seen = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || !ir::is_instruction(v) {
+            continue;
+        }
+        match ir::opcode(v) {
+            LLVMOpcode::LLVMLoad => {
+                let p = ir::operand(v, 0);
+                if shadowed(p) && !surely_integer_access(v, p, kind_of) {
+                    return true;
+                }
+            }
+            LLVMOpcode::LLVMPtrToInt | LLVMOpcode::LLVMPtrToAddr => return true,
+            LLVMOpcode::LLVMPHI => work.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
+            LLVMOpcode::LLVMSelect => work.extend([ir::operand(v, 1), ir::operand(v, 2)]),
+            LLVMOpcode::LLVMFreeze => work.push(ir::operand(v, 0)),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether every load and store in `f` through pointers based at `root` is of integers.
+fn only_integer_accesses(f: Value, root: Value) -> bool {
+    ir::blocks(f).into_iter().flat_map(ir::instructions).all(|i| {
+        let (ptr, t) = match ir::opcode(i) {
+            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+            LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+            _ => return true,
+        };
+        root_of(ptr) != root || ir::is_int(t)
+    })
 }
 
 /// What a run of bytes copied by `memcpy`/`memmove` holds.
@@ -732,6 +837,15 @@ pub(crate) fn copies_no_pointers(i: Value) -> bool {
     match copy_layout(i, td) {
         Some(CopyLayout::Uniform(e)) => e != Elem::Ptr,
         Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e != Elem::Ptr),
+        None => false,
+    }
+}
+
+/// Whether a copy's layout is known to hold integers only.
+fn copies_only_integers(i: Value) -> bool {
+    match copy_layout(i, data_layout(ir::parent_function(i))) {
+        Some(CopyLayout::Uniform(e)) => e == Elem::Int,
+        Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e == Elem::Int),
         None => false,
     }
 }

@@ -382,13 +382,23 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                     (quote!(-> #g), vec![quote!(__g)])
                 }
                 n => {
+                    // Every field is an f64, whatever the parameter's type:
+                    // Rust's C ABI returns a struct mixing f32 and f64 with
+                    // the f32 in the low half of a double register, which an
+                    // engine filling fields by type would widen instead. The
+                    // engine converts each adjoint to f64 (exact), and the
+                    // conversion back to f32 is exact too.
+                    let wide = (0..n).map(|_| quote!(f64));
                     extra_items = quote! {
                         #[repr(C)]
                         #[allow(non_camel_case_types)]
-                        struct #grads_struct(#(#grads),*);
+                        struct #grads_struct(#(#wide),*);
                     };
-                    let idx = (0..n).map(syn::Index::from);
-                    (quote!(-> #grads_struct), idx.map(|k| quote!(__g.#k)).collect())
+                    let outs = grads.iter().enumerate().map(|(k, g)| {
+                        let k = syn::Index::from(k);
+                        quote!(__g.#k as #g)
+                    });
+                    (quote!(-> #grads_struct), outs.collect())
                 }
             };
             let primal = wants_primal.then(|| quote!(#fname(#(#primal_args),*)));

@@ -4,6 +4,8 @@
 use enzyme::{autodiff_forward, autodiff_reverse};
 use physics::{simulate, State};
 
+mod widths;
+
 #[autodiff_reverse(d_wave, Active, Active)]
 #[autodiff_forward(t_wave, Dual, Dual)]
 fn wave(x: f64) -> f64 {
@@ -133,6 +135,8 @@ fn main() {
     let g = d_float(0.8, 1.0);
     let want = 2.0 * 0.8f32 * 0.8f32.cos() - 0.8 * 0.8 * 0.8f32.sin();
     check("f32 reverse", g as f64, want as f64, 1e-5, &mut failures);
+
+    widths::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
