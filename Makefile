@@ -31,11 +31,19 @@ apt-install:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps
+build: deps target/enzyme-rs-plugin.so
 	$(CARGO) build --release --locked -p enzyme-wrappers -p cargo-enzyme
 
+# The clang plugin (Enzyme's attributes, registered functions kept out of
+# line until differentiation), against clang 22's own headers.
+target/enzyme-rs-plugin.so: wrappers/plugin/enzyme_rs_plugin.cpp | deps
+	mkdir -p target
+	$(LLVM_PREFIX)/bin/clang++ -shared -fPIC -O2 -fno-rtti $$($(LLVM_PREFIX)/bin/llvm-config --cxxflags) \
+	  -I/usr/include/llvm-22 $< -o $@
+
 install: build
-	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme
+	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme $(PREFIX)/lib/enzyme-rs
+	install -m 755 target/enzyme-rs-plugin.so $(PREFIX)/lib/enzyme-rs/
 	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/enzyme-fortran \
 	  target/release/cargo-enzyme $(PREFIX)/bin/
 	ln -sf enzyme-cxx $(PREFIX)/bin/enzyme-c++

@@ -315,6 +315,25 @@ fn classify_call(call: Value) -> Kind {
         // `__enzyme_double(p)` and friends: read by the analyses, removed afterwards.
         return Kind::Inactive;
     }
+    if name == crate::registry::IGNORE_DERIVATIVES {
+        // A stop-gradient: replaced by its argument once derivatives are made.
+        return Kind::Inactive;
+    }
+    if crate::registry::is_inactive_call(call, callee) {
+        return Kind::LibCall;
+    }
+    if let Some(math) = crate::registry::function_like(callee) {
+        let ret = ir::type_of(call);
+        if let Some(r) = rules::for_callee(&math, ir::float_rank(ret)).filter(|_| ir::is_float(ret)) {
+            if r.int_params.len() == ir::call_arg_count(call) as usize {
+                return Kind::Rule(r);
+            }
+        }
+        return unsupported(
+            format!("call to `{}`, declared to be like `{math}`, with arguments that do not fit `{math}`", display_name(&name)),
+            "a function registered with __enzyme_function_like must take and return what the math function does",
+        );
+    }
     if name.contains("__enzyme_") {
         return unsupported(
             format!("nested `{name}` call inside a differentiated function"),

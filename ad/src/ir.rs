@@ -385,10 +385,11 @@ pub(crate) fn const_float_value(v: Value) -> Option<f64> {
     }
 }
 
-/// Source position of an instruction from its `!dbg` attachment, if any.
+/// Source position of an instruction, global variable or function from its
+/// `!dbg` attachment, if any.
 pub(crate) fn location(i: Value) -> Option<SourceLocation> {
     unsafe {
-        if LLVMIsAInstruction(i).is_null() {
+        if LLVMIsAInstruction(i).is_null() && LLVMIsAGlobalVariable(i).is_null() && LLVMIsAFunction(i).is_null() {
             return None;
         }
         let line = LLVMGetDebugLocLine(i);

@@ -27,6 +27,7 @@ mod markers;
 mod memory;
 mod names;
 mod prep;
+mod registry;
 pub mod rules;
 mod runtime;
 mod trip;
@@ -65,6 +66,16 @@ pub struct Options {
     pub keep_clones_on_error: bool,
 }
 
+/// Reads what the program registers in Enzyme's spellings outside the
+/// `__enzyme_*` calls (`__enzyme_inactivefn`, `__enzyme_function_like`,
+/// `annotate("enzyme_inactive")`, ...) and keeps the functions named out of
+/// line, so the optimiser does not inline them before differentiation. Call
+/// it before optimising a module that [`differentiate`] will see; anything
+/// spelled like Enzyme's API that the engine does not implement is an error.
+pub fn read_registrations(module: &inkwell::module::Module<'_>) -> Result<(), Vec<Diagnostic>> {
+    registry::read(module.as_mut_ptr())
+}
+
 /// Differentiates every `__enzyme_autodiff` / `__enzyme_fwddiff` call in the
 /// module, in place.
 ///
@@ -82,6 +93,9 @@ pub fn differentiate_with(module: &inkwell::module::Module<'_>, options: &Option
 /// [`differentiate`] on a raw LLVM module handle.
 pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Summary, Vec<Diagnostic>> {
     let mut diags = Vec::new();
+    if let Err(ds) = registry::read(module) {
+        diags.extend(ds);
+    }
     let mut plans: Vec<MarkerCall> = Vec::new();
     diags.extend(markers::address_taken(module));
     for (call, ep) in markers::find(module) {
@@ -163,6 +177,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     }
     gen.prep.delete_all();
     remove_type_hints(module);
+    registry::finish(module);
     define_leftover_markers(module);
     if gen.made_coroutines {
         lower_coroutines(module).map_err(|e| vec![Diagnostic::new(e)])?;

@@ -101,6 +101,11 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_buffer",
 ];
 
+/// Whether a global's name is one of Enzyme's markers (implemented or not).
+pub(crate) fn is_known_marker(name: &str) -> bool {
+    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed") || UNSUPPORTED_MARKERS.contains(&name)
+}
+
 /// What kind of entry point a callee name is.
 pub(crate) enum EntryPoint {
     Diff(Mode),

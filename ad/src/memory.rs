@@ -216,6 +216,8 @@ fn analyze_once(
                         match s {
                             PtrStatus::Shadowed => {}
                             PtrStatus::Constant if !m.varied.contains(&v) => {}
+                            // The user said derivatives do not flow through it.
+                            PtrStatus::Constant if into_inactive_global(p) => {}
                             PtrStatus::Constant => m.problem(
                                 i,
                                 "store of a differentiated value into memory that has no shadow".into(),
@@ -378,6 +380,12 @@ fn analyze_once(
                             format!("freeing memory through a pointer that {why}"),
                             "the engine cannot tell which shadow to free",
                         );
+                    }
+                }
+                Kind::LibCall | Kind::Inactive if ir::opcode(i) == LLVMOpcode::LLVMCall => {
+                    // Inactive calls: their results carry no derivative.
+                    if ir::is_pointer(t) {
+                        m.ptr.insert(i, PtrStatus::Unknown("is returned by a call"));
                     }
                 }
                 Kind::Call(_) => {
@@ -813,7 +821,7 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
 /// pointers gets a shadow global; others are constant memory.
 pub(crate) fn shadowable_global(g: Value) -> bool {
     unsafe {
-        if LLVMIsGlobalConstant(g) != 0 || LLVMIsDeclaration(g) != 0 {
+        if LLVMIsGlobalConstant(g) != 0 || LLVMIsDeclaration(g) != 0 || crate::registry::is_inactive_global(g) {
             return false;
         }
         let mut fields = Vec::new();
@@ -839,6 +847,13 @@ pub(crate) fn copies_no_pointers(i: Value) -> bool {
         Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e != Elem::Ptr),
         None => false,
     }
+}
+
+/// Whether a pointer points into a global registered inactive.
+fn into_inactive_global(p: Value) -> bool {
+    let root = root_of(p);
+    let g = constant_root(root).or_else(|| unsafe { (!LLVMIsAGlobalVariable(root).is_null()).then_some(root) });
+    g.is_some_and(crate::registry::is_inactive_global)
 }
 
 /// Whether a copy's layout is known to hold integers only.

@@ -97,7 +97,10 @@ impl Prep {
                         continue;
                     }
                     let Some(callee) = ir::called_function(i) else { continue };
-                    if ir::is_declaration(callee) || self.original_of.contains_key(&callee) {
+                    if ir::is_declaration(callee)
+                        || self.original_of.contains_key(&callee)
+                        || crate::registry::keeps_call(i, callee)
+                    {
                         continue;
                     }
                     // Functions passed along (recursion carrying an integrand):

@@ -101,9 +101,13 @@ pub fn run(language: Language, args: Vec<String>) -> Result<i32, DriverError> {
         Action::PassThrough => {
             let mut cmd = Command::new(&tc.compiler);
             cmd.args(&inv.all_args).args(tc.include_flags());
+            // `-fsyntax-only` and friends know Enzyme's attributes too.
+            if let (Some(p), false) = (&tc.plugin, inv.language == Language::Fortran) {
+                cmd.arg(format!("-fplugin={}", p.display()));
+            }
             Ok(status(&mut cmd)?)
         }
-        Action::Compile => Ok(status(&mut compile_command(&tc, &inv))?),
+        Action::Compile => Ok(status(&mut compile_command(&tc, &inv)?)?),
         Action::Link => {
             link::link(&inv, &tc)?;
             Ok(0)
@@ -112,15 +116,18 @@ pub fn run(language: Language, args: Vec<String>) -> Result<i32, DriverError> {
 }
 
 /// The clang command for a `-c` invocation.
-fn compile_command(tc: &Toolchain, inv: &Invocation) -> Command {
+fn compile_command(tc: &Toolchain, inv: &Invocation) -> Result<Command, DriverError> {
     let mut cmd = Command::new(&tc.compiler);
     cmd.args(&inv.all_args);
     let only_assembly = inv.inputs.iter().all(|i| matches!(i.kind, args::InputKind::Assembly(_)));
     if !only_assembly {
         cmd.args(compile_flags(inv.language == Language::Fortran));
+        if inv.language != Language::Fortran {
+            cmd.args(tc.plugin_flags()?);
+        }
     }
     cmd.args(tc.include_flags());
-    cmd
+    Ok(cmd)
 }
 
 /// Runs a command to completion and returns its exit code.

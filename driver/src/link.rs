@@ -114,6 +114,9 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                         let fortran = crate::toolchain::is_fortran(lang);
                         let mut cmd = Command::new(tc.compiler_for(lang)?);
                         cmd.args(&inv.compile_flags).args(compile_flags(fortran)).args(tc.include_flags_for(fortran));
+                        if !fortran {
+                            cmd.args(tc.plugin_flags()?);
+                        }
                         if fortran {
                             // flang knows Fortran sources by their names.
                             cmd.args(["-c", &input.path, "-o"]).arg(&out);
@@ -350,6 +353,12 @@ fn differentiate(
         }
         clock = std::time::Instant::now();
     };
+    // Registered functions must reach the engine as calls, not inlined.
+    if let Err(diags) = ad::read_registrations(module) {
+        progress.clear();
+        anstream::eprint!("{}", report::render(&diags, program));
+        return Err(DriverError::Differentiation(diags.len()));
+    }
     if pipeline::ad_before_optimisation() {
         lap("pre-AD pipeline skipped (ENZYME_AD_BEFORE_OPT)");
     } else {

@@ -19,7 +19,13 @@ pub struct Toolchain {
     pub language: Language,
     /// The directory holding `enzyme/enzyme.h` (and `enzyme/enzyme.mod`), if found.
     pub include_dir: Option<PathBuf>,
+    /// Our clang plugin (Enzyme's attributes; registered functions kept out
+    /// of line until differentiation), if found.
+    pub plugin: Option<PathBuf>,
 }
+
+/// The plugin's file name, as `make install` puts it in `<prefix>/lib/enzyme-rs/`.
+pub const PLUGIN_FILE: &str = "enzyme-rs-plugin.so";
 
 /// Where one tool is looked for: an environment variable, a path under
 /// Debian's LLVM 22 prefix, a name on `PATH`, and what to install.
@@ -72,7 +78,7 @@ impl Toolchain {
             Language::C | Language::Cxx => compiler.clone(),
             Language::Fortran => find(Language::C)?,
         };
-        Ok(Toolchain { compiler, linker, language, include_dir: find_include_dir() })
+        Ok(Toolchain { compiler, linker, language, include_dir: find_include_dir(), plugin: find_plugin() })
     }
 
     /// The compiler for a source of clang's `-x` language `lang` (Fortran
@@ -96,6 +102,27 @@ impl Toolchain {
         } else {
             // -idirafter: the user's own headers of the same name win.
             vec!["-idirafter".into(), d.display().to_string()]
+        }
+    }
+
+    /// The flags that load our clang plugin into a C or C++ compile step. Its
+    /// absence is an error: without it clang would drop Enzyme's attributes
+    /// with a warning and the program would build with wrong derivatives.
+    pub fn plugin_flags(&self) -> Result<Vec<String>, DriverError> {
+        match &self.plugin {
+            // The plugin turns warnings about unknown `enzyme_*` attributes
+            // into errors; they must not be switched off.
+            Some(p) => Ok(vec![
+                format!("-fplugin={}", p.display()),
+                format!("-fpass-plugin={}", p.display()),
+                "-Wunknown-attributes".into(),
+            ]),
+            None => Err(DriverError::MissingTool {
+                tool: PLUGIN_FILE.to_string(),
+                hint: "it is built and installed with the tools (`make install`, into <prefix>/lib/enzyme-rs/); \
+                       or set ENZYME_PLUGIN to its path"
+                    .to_string(),
+            }),
         }
     }
 
@@ -129,6 +156,30 @@ fn find_include_dir() -> Option<PathBuf> {
     }
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../wrappers/include");
     has_header(&d).then(|| d.canonicalize().unwrap_or(d))
+}
+
+/// `ENZYME_PLUGIN`, `<exe>/../lib/enzyme-rs/` (installed layout), or the
+/// cargo target directory (`make build` puts it there).
+fn find_plugin() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("ENZYME_PLUGIN").map(PathBuf::from) {
+        return p.is_file().then_some(p);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(prefix) = exe.parent().and_then(Path::parent) {
+            let p = prefix.join("lib/enzyme-rs").join(PLUGIN_FILE);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        // Running from the cargo target directory: target/release/enzyme-cc.
+        if let Some(target) = exe.parent().and_then(Path::parent) {
+            let p = target.join(PLUGIN_FILE);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
 }
 
 /// The LLVM version this driver is linked against, e.g. `22.1.8`.

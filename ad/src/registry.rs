@@ -1,0 +1,588 @@
+//! What a program tells the engine outside the `__enzyme_*` calls themselves,
+//! in Enzyme's spellings: registration globals (`__enzyme_inactivefn`,
+//! `__enzyme_function_like`, ...), `annotate("enzyme_...")` annotations,
+//! `enzyme_*` function attributes, and the helpers
+//! `__enzyme_ignore_derivatives(x)` and `__enzyme_call_inactive(f, ...)`.
+//!
+//! [`read`] turns them into attributes the other modules query (a function
+//! or call attribute `enzyme_inactive`, a function attribute
+//! `enzyme_math`=name, `!enzyme_inactive` on a global), before the module is
+//! optimised: the functions named are kept out of line until differentiation
+//! is done, or the optimiser would inline them and their own bodies would be
+//! differentiated. Anything named like Enzyme's API that the engine does not
+//! implement is an error here, never ignored.
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+use crate::diag::Diagnostic;
+use crate::ir::{self, Value};
+use crate::names::display_name;
+
+/// Function (or call-site) attribute: calls carry no derivative and run as they are.
+pub const INACTIVE: &str = "enzyme_inactive";
+/// Function attribute: calls are differentiated with the rule of the math
+/// function named by the value (`enzyme_math`=`log1p`).
+pub const MATH: &str = "enzyme_math";
+/// Marks functions this module made `noinline` (undone after differentiation).
+const HELD_OUT_OF_LINE: &str = "enzyme-rs.held-out-of-line";
+
+/// The stop-gradient helper: replaced by its argument after differentiation.
+pub(crate) const IGNORE_DERIVATIVES: &str = "__enzyme_ignore_derivatives";
+const CALL_INACTIVE: &str = "__enzyme_call_inactive";
+
+/// Registration globals, by name prefix.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Registration {
+    InactiveFn,
+    InactiveGlobal,
+    FunctionLike,
+    NoFree,
+    /// Known in Enzyme, not implemented here yet: (what it is).
+    NotYet(&'static str),
+}
+
+const REGISTRATIONS: &[(&str, Registration)] = &[
+    ("__enzyme_inactivefn", Registration::InactiveFn),
+    ("__enzyme_inactive_global", Registration::InactiveGlobal),
+    ("__enzyme_function_like", Registration::FunctionLike),
+    ("__enzyme_nofree", Registration::NoFree),
+    ("__enzyme_register_gradient", Registration::NotYet("a custom reverse-mode derivative")),
+    ("__enzyme_register_derivative", Registration::NotYet("a custom forward-mode derivative")),
+    ("__enzyme_register_splitderivative", Registration::NotYet("a custom split forward-mode derivative")),
+    ("__enzyme_allocation_like", Registration::NotYet("a custom allocation function")),
+];
+
+/// Marker globals of Enzyme's calling convention (checked where they are
+/// passed, in [`crate::markers`]).
+fn is_marker_name(name: &str) -> bool {
+    crate::markers::is_known_marker(name)
+}
+
+/// Reads every registration, annotation and attribute in Enzyme's spelling
+/// and applies it; returns an error for each one the engine does not
+/// implement. Idempotent: the driver calls it before optimising the merged
+/// module, [`crate::differentiate`] again (for callers that did not).
+pub fn read(module: LLVMModuleRef) -> Result<(), Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    read_globals(module, &mut diags);
+    read_annotations(module, &mut diags);
+    read_functions(module, &mut diags);
+    hold_out_of_line(module);
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+fn read_globals(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
+    for g in globals(module) {
+        let name = ir::name(g);
+        if name.starts_with("__enzyme_") {
+            let Some((_, kind)) = REGISTRATIONS.iter().find(|(p, _)| name.starts_with(p)) else {
+                diags.push(at_global(g, format!("unknown Enzyme registration global `{name}`")).with_help(
+                    "the engine reads __enzyme_inactivefn, __enzyme_inactive_global, __enzyme_function_like and \
+                     __enzyme_nofree; rename the global if it is not meant for Enzyme",
+                ));
+                continue;
+            };
+            apply_registration(g, &name, *kind, diags);
+        } else if name.starts_with("enzyme_") && !is_marker_name(&name) && used_outside_entry_calls(g, 0) {
+            diags.push(at_global(g, format!("unknown Enzyme marker `{name}`")).with_help(
+                "activity markers are enzyme_out, enzyme_const, enzyme_dup and enzyme_dupnoneed; rename the \
+                 global if it is not meant for Enzyme",
+            ));
+        }
+    }
+}
+
+fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<Diagnostic>) {
+    let elems = initializer_elements(g);
+    if elems.is_empty() && unsafe { LLVMIsDeclaration(g) } != 0 {
+        // Declared here, defined in another object: read where it is defined.
+        return;
+    }
+    match kind {
+        Registration::InactiveFn | Registration::NoFree => {
+            for e in elems {
+                match ir::strip_to_function(e) {
+                    Some(f) if kind == Registration::InactiveFn => set_fn_attr(f, INACTIVE, ""),
+                    Some(f) => add_enum_attr(f, "nofree"),
+                    None => diags.push(at_global(g, format!("`{name}` lists something that is not a function"))),
+                }
+            }
+        }
+        Registration::InactiveGlobal => {
+            for e in elems {
+                match crate::memory::constant_root(e) {
+                    Some(v) => mark_inactive_global(v),
+                    None => diags.push(at_global(g, format!("`{name}` lists something that is not a global variable"))),
+                }
+            }
+        }
+        Registration::FunctionLike => {
+            let pair = (elems.first().and_then(|f| ir::strip_to_function(*f)), elems.get(1).and_then(|s| c_string(*s)));
+            match pair {
+                (Some(f), Some(math)) if elems.len() == 2 => set_function_like(f, &math, g, diags),
+                _ => diags.push(
+                    at_global(g, format!("`{name}` must be `{{(void*)function, (void*)\"math function name\"}}`"))
+                        .with_help("e.g. `void *__enzyme_function_like[2] = {(void *)my_log1p, (void *)\"log1p\"};`"),
+                ),
+            }
+        }
+        Registration::NotYet(what) => {
+            let f = elems.first().and_then(|f| ir::strip_to_function(*f));
+            let target = f.map(|f| format!(" for `{}`", display_name(&ir::name(f)))).unwrap_or_default();
+            diags.push(at_global(g, format!("`{name}` registers {what}{target}, which is not supported yet")).with_help(
+                "the registration would be ignored and the function's own body differentiated instead; remove it \
+                 (if the body's derivative is right) or mark the function inactive with __enzyme_inactivefn",
+            ));
+        }
+    }
+}
+
+fn set_function_like(f: Value, math: &str, at: Value, diags: &mut Vec<Diagnostic>) {
+    let fname = display_name(&ir::name(f));
+    let rank = ir::float_rank(ir::return_type(f));
+    if !ir::is_float(ir::return_type(f)) || crate::rules::for_callee(math, rank).is_none() {
+        diags.push(
+            at_global(at, format!("`{fname}` is declared to be like `{math}`, which has no derivative rule"))
+                .with_help("name a math function with a rule (exp, log, log1p, sin, pow, ...), of the same type"),
+        );
+        return;
+    }
+    set_fn_attr(f, MATH, math);
+}
+
+/// `llvm.global.annotations`: `__attribute__((annotate("enzyme_inactive")))`
+/// on definitions (clang records annotations of definitions only).
+fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
+    let g = unsafe { LLVMGetNamedGlobal(module, c"llvm.global.annotations".as_ptr()) };
+    if g.is_null() {
+        return;
+    }
+    for entry in initializer_elements(g) {
+        if ir::operand_count(entry) < 2 {
+            continue;
+        }
+        let (target, text) = (ir::operand(entry, 0), c_string(ir::operand(entry, 1)));
+        let Some(text) = text.filter(|t| t.starts_with("enzyme_")) else { continue };
+        let file = c_string(ir::operand(entry, 2)).unwrap_or_default();
+        let line = unsafe {
+            let l = ir::operand(entry, 3);
+            if LLVMIsAConstantInt(l).is_null() {
+                0
+            } else {
+                LLVMConstIntGetZExtValue(l) as u32
+            }
+        };
+        let at = || {
+            let mut d = Diagnostic::new(String::new());
+            if line > 0 {
+                d.location =
+                    Some(crate::diag::SourceLocation { directory: String::new(), file: file.clone(), line, column: 0 });
+            }
+            d
+        };
+        let f = ir::strip_to_function(target);
+        let global = crate::memory::constant_root(target);
+        match (text.as_str(), f, global) {
+            ("enzyme_inactive", Some(f), _) => set_fn_attr(f, INACTIVE, ""),
+            ("enzyme_inactive", None, Some(v)) => mark_inactive_global(v),
+            ("enzyme_nofree", Some(f), _) => add_enum_attr(f, "nofree"),
+            (t, Some(f), _) if t.starts_with("enzyme_function_like=") => {
+                let math = &t["enzyme_function_like=".len()..];
+                let mut sub = Vec::new();
+                set_function_like(f, math, f, &mut sub);
+                diags.extend(sub.into_iter().map(|mut d| {
+                    d.location = d.location.or(at().location);
+                    d
+                }));
+            }
+            ("enzyme_shadow" | "enzyme_sparse_accumulate" | "enzyme_shouldrecompute", _, _) => {
+                let mut d = at();
+                let name = display_name(&ir::name(f.or(global).unwrap_or(target)));
+                d.message = format!("Enzyme annotation `{text}` on `{name}` is not supported yet");
+                diags.push(d.with_help(
+                    "the derivative would silently ignore it; remove it if the derivative without it is what you want",
+                ));
+            }
+            _ => {
+                let mut d = at();
+                d.message = format!("unknown Enzyme annotation `{text}`");
+                diags.push(d.with_help(
+                    "annotations the engine reads: enzyme_inactive (functions, globals), enzyme_nofree, \
+                     enzyme_function_like=<math function>",
+                ));
+            }
+        }
+    }
+}
+
+/// Function attributes in Enzyme's spelling, and calls of `__enzyme_*`
+/// functions the engine does not implement.
+fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
+    for f in functions(module) {
+        for a in string_attrs(f) {
+            if a.starts_with("enzyme_") && a != INACTIVE && a != MATH {
+                diags.push(at_function(f, format!("unknown Enzyme attribute `{a}` on `{}`", display_name(&ir::name(f))))
+                    .with_help("attributes the engine reads: enzyme_inactive, enzyme_math"));
+            }
+        }
+        let name = ir::name(f);
+        if !is_enzyme_api_name(&name) {
+            continue;
+        }
+        if crate::markers::entry_point(&name).is_some() || crate::memory::type_hint(&name).is_some() {
+            continue;
+        }
+        if name == IGNORE_DERIVATIVES {
+            continue;
+        }
+        if name == CALL_INACTIVE {
+            for call in calls_of(f) {
+                if let Err(d) = lower_call_inactive(call) {
+                    diags.push(d);
+                }
+            }
+            continue;
+        }
+        if let Some(call) = calls_of(f).into_iter().next() {
+            let mut d = Diagnostic::new(format!("`{}` is not supported", display_name(&name)));
+            d.location = ir::location(call);
+            d.function = Some(display_name(&ir::name(ir::parent_function(call))));
+            diags.push(d.with_help(
+                "the engine implements __enzyme_autodiff, __enzyme_fwddiff, __enzyme_ignore_derivatives, \
+                 __enzyme_call_inactive and the type hints __enzyme_double/float/integer/pointer",
+            ));
+        }
+    }
+}
+
+/// A function name of Enzyme's C API: `__enzyme_...`, or its Itanium
+/// mangling for a top-level C++ function (`_Z17__enzyme_autodiff...`).
+fn is_enzyme_api_name(name: &str) -> bool {
+    if name.starts_with("__enzyme_") {
+        return true;
+    }
+    let Some(rest) = name.strip_prefix("_Z") else { return false };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].starts_with("__enzyme_")
+}
+
+/// `__enzyme_call_inactive(f, args...)` becomes `f(args...)` marked inactive.
+fn lower_call_inactive(call: Value) -> Result<(), Diagnostic> {
+    let fail = |why: &str| {
+        let mut d = Diagnostic::new(format!("cannot lower `{CALL_INACTIVE}`: {why}"));
+        d.location = ir::location(call);
+        d.function = Some(display_name(&ir::name(ir::parent_function(call))));
+        d.with_help("call it as `__enzyme_call_inactive((void *)f, arguments of f...)`")
+    };
+    if ir::opcode(call) != llvm_sys::LLVMOpcode::LLVMCall || ir::call_arg_count(call) == 0 {
+        return Err(fail("it must be a plain call with the function first"));
+    }
+    let Some(f) = ir::strip_to_function(ir::operand(call, 0)) else {
+        return Err(fail("its first argument is not a known function"));
+    };
+    let params = ir::params(f);
+    let n = ir::call_arg_count(call) as usize - 1;
+    if params.len() != n || params.iter().enumerate().any(|(k, p)| ir::type_of(*p) != ir::type_of(ir::operand(call, k as u32 + 1))) {
+        return Err(fail("its arguments do not match the function's parameters"));
+    }
+    let rt = ir::return_type(f);
+    let call_ty = ir::type_of(call);
+    if !ir::is_void(call_ty) && has_uses(call) && call_ty != rt {
+        return Err(fail("its declared result type differs from the function's"));
+    }
+    unsafe {
+        let ctx = LLVMGetTypeContext(call_ty);
+        let b = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderBefore(b, call);
+        let mut args: Vec<Value> = (1..=n as u32).map(|k| ir::operand(call, k)).collect();
+        let new = LLVMBuildCall2(b, ir::function_type(f), f, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
+        LLVMDisposeBuilder(b);
+        let attr = string_attr(ctx, INACTIVE, "");
+        LLVMAddCallSiteAttribute(new, llvm_sys::LLVMAttributeFunctionIndex, attr);
+        let noinline = LLVMCreateEnumAttribute(ctx, ir::attr_kind("noinline"), 0);
+        LLVMAddCallSiteAttribute(new, llvm_sys::LLVMAttributeFunctionIndex, noinline);
+        let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call);
+        if !loc.is_null() {
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(new, loc);
+        }
+        if has_uses(call) {
+            LLVMReplaceAllUsesWith(call, new);
+        }
+        LLVMInstructionEraseFromParent(call);
+    }
+    Ok(())
+}
+
+/// Whether a call carries no derivative: its callee is registered inactive,
+/// or the call itself is (`__enzyme_call_inactive`).
+pub(crate) fn is_inactive_call(call: Value, callee: Value) -> bool {
+    has_fn_attr(callee, INACTIVE) || unsafe {
+        let k = INACTIVE;
+        !LLVMGetCallSiteStringAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, k.as_ptr() as *const _, k.len() as u32)
+            .is_null()
+    }
+}
+
+/// The math function a function is declared to behave like.
+pub(crate) fn function_like(f: Value) -> Option<String> {
+    fn_attr_value(f, MATH)
+}
+
+/// Whether a global is registered inactive: derivatives never flow through it.
+pub(crate) fn is_inactive_global(g: Value) -> bool {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
+        let kind = LLVMGetMDKindIDInContext(ctx, INACTIVE.as_ptr() as *const _, INACTIVE.len() as u32);
+        let mut n = 0usize;
+        let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
+        let found = (0..n).any(|k| LLVMValueMetadataEntriesGetKind(entries, k as u32) == kind);
+        if !entries.is_null() {
+            LLVMDisposeValueMetadataEntries(entries);
+        }
+        found
+    }
+}
+
+/// Whether a call must stay a call when its caller is differentiated (not
+/// cloned and inlined): the callee has a registered meaning of its own.
+pub(crate) fn keeps_call(call: Value, callee: Value) -> bool {
+    is_inactive_call(call, callee) || function_like(callee).is_some()
+}
+
+/// After differentiation: registered functions may be inlined again, and
+/// `__enzyme_ignore_derivatives(x)` becomes `x`.
+pub(crate) fn finish(module: LLVMModuleRef) {
+    for f in functions(module) {
+        if has_fn_attr(f, HELD_OUT_OF_LINE) {
+            unsafe {
+                LLVMRemoveEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, ir::attr_kind("noinline"));
+                let k = HELD_OUT_OF_LINE;
+                LLVMRemoveStringAttributeAtIndex(
+                    f,
+                    llvm_sys::LLVMAttributeFunctionIndex,
+                    k.as_ptr() as *const _,
+                    k.len() as u32,
+                );
+            }
+        }
+        if ir::name(f) == IGNORE_DERIVATIVES {
+            for call in calls_of(f) {
+                unsafe {
+                    if ir::call_arg_count(call) >= 1 && ir::type_of(ir::operand(call, 0)) == ir::type_of(call) {
+                        LLVMReplaceAllUsesWith(call, ir::operand(call, 0));
+                    } else if !ir::is_void(ir::type_of(call)) {
+                        LLVMReplaceAllUsesWith(call, LLVMGetPoison(ir::type_of(call)));
+                    }
+                    LLVMInstructionEraseFromParent(call);
+                }
+            }
+        }
+    }
+}
+
+/// Functions with a registered meaning stay out of line until differentiation is done.
+fn hold_out_of_line(module: LLVMModuleRef) {
+    let noinline = ir::attr_kind("noinline");
+    for f in functions(module) {
+        if !(has_fn_attr(f, INACTIVE) || has_fn_attr(f, MATH)) || ir::is_declaration(f) {
+            continue;
+        }
+        unsafe {
+            if LLVMGetEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, noinline).is_null() {
+                add_enum_attr(f, "noinline");
+                set_fn_attr(f, HELD_OUT_OF_LINE, "");
+            }
+        }
+    }
+}
+
+fn mark_inactive_global(g: Value) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
+        let kind = LLVMGetMDKindIDInContext(ctx, INACTIVE.as_ptr() as *const _, INACTIVE.len() as u32);
+        LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0));
+    }
+}
+
+fn string_attr(ctx: LLVMContextRef, k: &str, v: &str) -> LLVMAttributeRef {
+    unsafe { LLVMCreateStringAttribute(ctx, k.as_ptr() as *const _, k.len() as u32, v.as_ptr() as *const _, v.len() as u32) }
+}
+
+fn set_fn_attr(f: Value, k: &str, v: &str) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, string_attr(ctx, k, v));
+    }
+}
+
+fn add_enum_attr(f: Value, name: &str) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        let a = LLVMCreateEnumAttribute(ctx, ir::attr_kind(name), 0);
+        LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, a);
+    }
+}
+
+fn has_fn_attr(f: Value, k: &str) -> bool {
+    fn_attr_value(f, k).is_some()
+}
+
+fn fn_attr_value(f: Value, k: &str) -> Option<String> {
+    unsafe {
+        if LLVMIsAFunction(f).is_null() {
+            return None;
+        }
+        let a = LLVMGetStringAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, k.as_ptr() as *const _, k.len() as u32);
+        if a.is_null() {
+            return None;
+        }
+        let mut len = 0u32;
+        let p = LLVMGetStringAttributeValue(a, &mut len);
+        Some(if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned() })
+    }
+}
+
+/// The string attribute kinds on a function.
+fn string_attrs(f: Value) -> Vec<String> {
+    unsafe {
+        let idx = llvm_sys::LLVMAttributeFunctionIndex;
+        let n = LLVMGetAttributeCountAtIndex(f, idx);
+        let mut attrs: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); n as usize];
+        LLVMGetAttributesAtIndex(f, idx, attrs.as_mut_ptr());
+        attrs
+            .into_iter()
+            .filter(|a| LLVMIsStringAttribute(*a) != 0)
+            .map(|a| {
+                let mut len = 0u32;
+                let p = LLVMGetStringAttributeKind(a, &mut len);
+                String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+            })
+            .collect()
+    }
+}
+
+/// The elements of a global's initializer: an array's or struct's operands,
+/// or the one value.
+fn initializer_elements(g: Value) -> Vec<Value> {
+    unsafe {
+        let init = LLVMGetInitializer(g);
+        if init.is_null() {
+            return Vec::new();
+        }
+        if !LLVMIsAConstantArray(init).is_null() || !LLVMIsAConstantStruct(init).is_null() {
+            (0..ir::operand_count(init)).map(|k| ir::operand(init, k)).collect()
+        } else if !LLVMIsAConstantAggregateZero(init).is_null() {
+            Vec::new()
+        } else {
+            vec![init]
+        }
+    }
+}
+
+/// The text of a constant C string (`(void *)"log1p"`), through casts.
+fn c_string(v: Value) -> Option<String> {
+    unsafe {
+        let mut v = v;
+        for _ in 0..4 {
+            if !LLVMIsAConstantExpr(v).is_null() {
+                v = LLVMGetOperand(v, 0);
+            }
+        }
+        if LLVMIsAGlobalVariable(v).is_null() {
+            return None;
+        }
+        let init = LLVMGetInitializer(v);
+        if init.is_null() || LLVMIsConstantString(init) == 0 {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = LLVMGetAsString(init, &mut len);
+        let bytes = std::slice::from_raw_parts(p as *const u8, len);
+        let bytes = bytes.split(|b| *b == 0).next().unwrap_or(&[]);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// Whether a value is used other than as an argument of `__enzyme_*` entry
+/// point calls, directly or loaded (those calls report unknown markers
+/// themselves, with their location).
+fn used_outside_entry_calls(v: Value, depth: u32) -> bool {
+    let mut u = unsafe { LLVMGetFirstUse(v) };
+    while !u.is_null() {
+        unsafe {
+            let user = LLVMGetUser(u);
+            u = LLVMGetNextUse(u);
+            let entry_call = !LLVMIsACallInst(user).is_null()
+                && ir::called_function(user).is_some_and(|f| crate::markers::entry_point(&ir::name(f)).is_some());
+            if entry_call {
+                continue;
+            }
+            if !LLVMIsALoadInst(user).is_null() && depth < 2 && !used_outside_entry_calls(user, depth + 1) {
+                continue;
+            }
+            return true;
+        }
+    }
+    false
+}
+
+fn has_uses(v: Value) -> bool {
+    unsafe { !LLVMGetFirstUse(v).is_null() }
+}
+
+/// Direct calls of `f` (its other uses are left alone).
+fn calls_of(f: Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = LLVMGetFirstUse(f);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            if !LLVMIsACallInst(user).is_null() && LLVMGetCalledValue(user) == f {
+                out.push(user);
+            }
+            u = LLVMGetNextUse(u);
+        }
+    }
+    out
+}
+
+fn globals(module: LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut g = LLVMGetFirstGlobal(module);
+        while !g.is_null() {
+            out.push(g);
+            g = LLVMGetNextGlobal(g);
+        }
+    }
+    out
+}
+
+fn functions(module: LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            out.push(f);
+            f = LLVMGetNextFunction(f);
+        }
+    }
+    out
+}
+
+fn at_global(g: Value, message: String) -> Diagnostic {
+    let mut d = Diagnostic::new(message);
+    d.location = ir::location(g);
+    d
+}
+
+fn at_function(f: Value, message: String) -> Diagnostic {
+    let mut d = Diagnostic::new(message);
+    d.location = ir::location(f);
+    d
+}
