@@ -418,3 +418,25 @@ pub(crate) fn location(i: Value) -> Option<SourceLocation> {
 pub(crate) fn attr_kind(name: &str) -> u32 {
     unsafe { LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len()) }
 }
+
+/// The global a constant pointer expression is based on (through constant
+/// `getelementptr` and casts), if any.
+pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
+    unsafe {
+        for _ in 0..16 {
+            if !LLVMIsAGlobalVariable(v).is_null() {
+                return Some(v);
+            }
+            if LLVMIsAConstantExpr(v).is_null() {
+                return None;
+            }
+            match LLVMGetConstOpcode(v) {
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+                    v = LLVMGetOperand(v, 0)
+                }
+                _ => return None,
+            }
+        }
+    }
+    None
+}

@@ -16,20 +16,27 @@
 
 #![warn(missing_docs)]
 
+mod body;
 mod cfg;
 mod classify;
 pub mod diag;
 mod emit;
+mod forward;
 mod gen;
 mod ir;
+mod kind;
 mod lanes;
 mod markers;
 mod memory;
 mod names;
 mod prep;
 mod registry;
+mod request;
+mod reverse;
 pub mod rules;
 mod runtime;
+mod split;
+mod tape;
 mod trip;
 
 use std::collections::HashSet;
@@ -38,8 +45,8 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
 pub use diag::{Diagnostic, SourceLocation};
-pub use gen::Mode;
 pub use names::display_name;
+pub use request::Mode;
 
 use crate::emit::Emitter;
 use crate::gen::Generator;

@@ -11,9 +11,10 @@
 use llvm_sys::core::*;
 
 use crate::diag::Diagnostic;
-use crate::gen::Mode;
 use crate::ir::{self, Type, Value};
+use crate::kind::Elem;
 use crate::names::display_name;
+use crate::request::Mode;
 
 /// Activity of one argument of a marker call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +104,8 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 
 /// Whether a global's name is one of Enzyme's markers (implemented or not).
 pub(crate) fn is_known_marker(name: &str) -> bool {
-    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed") || UNSUPPORTED_MARKERS.contains(&name)
+    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed")
+        || UNSUPPORTED_MARKERS.contains(&name)
 }
 
 /// What kind of entry point a callee name is.
@@ -605,4 +607,15 @@ fn check_convertible(call: Value, v: Value, to: Type, pname: &str, fname: &str, 
         )
         .with_help("check the order of arguments and markers"))
     }
+}
+
+/// The type-hint functions of Enzyme's C API and what they declare.
+pub(crate) fn type_hint(name: &str) -> Option<Elem> {
+    Some(match name {
+        "__enzyme_double" => Elem::F64,
+        "__enzyme_float" => Elem::F32,
+        "__enzyme_integer" => Elem::Int,
+        "__enzyme_pointer" => Elem::Ptr,
+        _ => return None,
+    })
 }

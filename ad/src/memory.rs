@@ -16,9 +16,12 @@ use llvm_sys::target::LLVMGetModuleDataLayout;
 use llvm_sys::LLVMOpcode;
 
 use crate::cfg::Cfg;
-use crate::classify::{contains_float, Kind};
-use crate::gen::Mode;
+pub(crate) use crate::ir::constant_root;
 use crate::ir::{self, Value};
+pub(crate) use crate::kind::Elem;
+use crate::kind::{contains_float, Kind};
+pub(crate) use crate::markers::type_hint;
+use crate::request::Mode;
 
 /// Where a pointer may point, from the derivative's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -500,29 +503,6 @@ fn only_integer_accesses(f: Value, root: Value) -> bool {
     })
 }
 
-/// What a run of bytes copied by `memcpy`/`memmove` holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Elem {
-    /// `float`s: their adjoints move from the copy to the original.
-    F32,
-    /// `double`s: likewise.
-    F64,
-    /// Integers: no derivative.
-    Int,
-    /// Pointers: the shadow pointers are copied along.
-    Ptr,
-}
-
-impl Elem {
-    /// Size of one element in bytes.
-    pub fn size(self) -> u64 {
-        match self {
-            Elem::F32 | Elem::Int => 4,
-            Elem::F64 | Elem::Ptr => 8,
-        }
-    }
-}
-
 /// The layout of a copy: one element type throughout, or fields at offsets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CopyLayout {
@@ -795,28 +775,6 @@ pub(crate) fn data_layout(f: Value) -> llvm_sys::target::LLVMTargetDataRef {
     unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)) }
 }
 
-/// The global a constant pointer expression is based on (through constant
-/// `getelementptr` and casts), if any.
-pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
-    unsafe {
-        for _ in 0..16 {
-            if !LLVMIsAGlobalVariable(v).is_null() {
-                return Some(v);
-            }
-            if LLVMIsAConstantExpr(v).is_null() {
-                return None;
-            }
-            match LLVMGetConstOpcode(v) {
-                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
-                    v = LLVMGetOperand(v, 0)
-                }
-                _ => return None,
-            }
-        }
-    }
-    None
-}
-
 /// A mutable global that holds floats (and possibly integers) but no
 /// pointers gets a shadow global; others are constant memory.
 pub(crate) fn shadowable_global(g: Value) -> bool {
@@ -887,17 +845,6 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
     }
     let _ = f;
     true
-}
-
-/// The type-hint functions of Enzyme's C API and what they declare.
-pub(crate) fn type_hint(name: &str) -> Option<Elem> {
-    Some(match name {
-        "__enzyme_double" => Elem::F64,
-        "__enzyme_float" => Elem::F32,
-        "__enzyme_integer" => Elem::Int,
-        "__enzyme_pointer" => Elem::Ptr,
-        _ => return None,
-    })
 }
 
 /// The element type declared for memory based at `root` by a type hint in `f`.

@@ -1,9 +1,12 @@
 //! Human-readable function names for diagnostics.
 
+/// Suffix of the names of the engine's preprocessed clones.
+pub const CLONE_SUFFIX: &str = ".enzyme.prep";
+
 /// Demangles C++ (`_Z…`) and Rust (legacy and v0) symbol names; other names
 /// are returned as they are. Internal suffixes of the engine are dropped.
 pub fn display_name(raw: &str) -> String {
-    let raw = raw.strip_suffix(crate::prep::CLONE_SUFFIX).unwrap_or(raw);
+    let raw = raw.strip_suffix(CLONE_SUFFIX).unwrap_or(raw);
     if let Ok(d) = rustc_demangle::try_demangle(raw) {
         return format!("{d:#}");
     }

@@ -18,9 +18,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::transforms::pass_builder::*;
 
 use crate::ir::{self, Value};
-
-/// Suffix of the clones' names.
-pub const CLONE_SUFFIX: &str = ".enzyme.prep";
+use crate::names::CLONE_SUFFIX;
 
 /// The passes each clone goes through.
 /// `loop-simplify` and `lcssa` last: the engine relies on loops having one

@@ -115,7 +115,7 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
         }
         Registration::InactiveGlobal => {
             for e in elems {
-                match crate::memory::constant_root(e) {
+                match ir::constant_root(e) {
                     Some(v) => mark_inactive_global(v),
                     None => diags.push(at_global(g, format!("`{name}` lists something that is not a global variable"))),
                 }
@@ -134,10 +134,12 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
         Registration::NotYet(what) => {
             let f = elems.first().and_then(|f| ir::strip_to_function(*f));
             let target = f.map(|f| format!(" for `{}`", display_name(&ir::name(f)))).unwrap_or_default();
-            diags.push(at_global(g, format!("`{name}` registers {what}{target}, which is not supported yet")).with_help(
-                "the registration would be ignored and the function's own body differentiated instead; remove it \
+            diags.push(
+                at_global(g, format!("`{name}` registers {what}{target}, which is not supported yet")).with_help(
+                    "the registration would be ignored and the function's own body differentiated instead; remove it \
                  (if the body's derivative is right) or mark the function inactive with __enzyme_inactivefn",
-            ));
+                ),
+            );
         }
     }
 }
@@ -186,7 +188,7 @@ fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
             d
         };
         let f = ir::strip_to_function(target);
-        let global = crate::memory::constant_root(target);
+        let global = ir::constant_root(target);
         match (text.as_str(), f, global) {
             ("enzyme_inactive", Some(f), _) => set_fn_attr(f, INACTIVE, ""),
             ("enzyme_inactive", None, Some(v)) => mark_inactive_global(v),
@@ -226,15 +228,17 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
     for f in functions(module) {
         for a in string_attrs(f) {
             if a.starts_with("enzyme_") && a != INACTIVE && a != MATH {
-                diags.push(at_function(f, format!("unknown Enzyme attribute `{a}` on `{}`", display_name(&ir::name(f))))
-                    .with_help("attributes the engine reads: enzyme_inactive, enzyme_math"));
+                diags.push(
+                    at_function(f, format!("unknown Enzyme attribute `{a}` on `{}`", display_name(&ir::name(f))))
+                        .with_help("attributes the engine reads: enzyme_inactive, enzyme_math"),
+                );
             }
         }
         let name = ir::name(f);
         if !is_enzyme_api_name(&name) {
             continue;
         }
-        if crate::markers::entry_point(&name).is_some() || crate::memory::type_hint(&name).is_some() {
+        if crate::markers::entry_point(&name).is_some() || crate::markers::type_hint(&name).is_some() {
             continue;
         }
         if name == IGNORE_DERIVATIVES {
@@ -287,7 +291,9 @@ fn lower_call_inactive(call: Value) -> Result<(), Diagnostic> {
     };
     let params = ir::params(f);
     let n = ir::call_arg_count(call) as usize - 1;
-    if params.len() != n || params.iter().enumerate().any(|(k, p)| ir::type_of(*p) != ir::type_of(ir::operand(call, k as u32 + 1))) {
+    if params.len() != n
+        || params.iter().enumerate().any(|(k, p)| ir::type_of(*p) != ir::type_of(ir::operand(call, k as u32 + 1)))
+    {
         return Err(fail("its arguments do not match the function's parameters"));
     }
     let rt = ir::return_type(f);
@@ -321,11 +327,17 @@ fn lower_call_inactive(call: Value) -> Result<(), Diagnostic> {
 /// Whether a call carries no derivative: its callee is registered inactive,
 /// or the call itself is (`__enzyme_call_inactive`).
 pub(crate) fn is_inactive_call(call: Value, callee: Value) -> bool {
-    has_fn_attr(callee, INACTIVE) || unsafe {
-        let k = INACTIVE;
-        !LLVMGetCallSiteStringAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, k.as_ptr() as *const _, k.len() as u32)
+    has_fn_attr(callee, INACTIVE)
+        || unsafe {
+            let k = INACTIVE;
+            !LLVMGetCallSiteStringAttribute(
+                call,
+                llvm_sys::LLVMAttributeFunctionIndex,
+                k.as_ptr() as *const _,
+                k.len() as u32,
+            )
             .is_null()
-    }
+        }
 }
 
 /// The math function a function is declared to behave like.
@@ -410,7 +422,9 @@ fn mark_inactive_global(g: Value) {
 }
 
 fn string_attr(ctx: LLVMContextRef, k: &str, v: &str) -> LLVMAttributeRef {
-    unsafe { LLVMCreateStringAttribute(ctx, k.as_ptr() as *const _, k.len() as u32, v.as_ptr() as *const _, v.len() as u32) }
+    unsafe {
+        LLVMCreateStringAttribute(ctx, k.as_ptr() as *const _, k.len() as u32, v.as_ptr() as *const _, v.len() as u32)
+    }
 }
 
 fn set_fn_attr(f: Value, k: &str, v: &str) {
@@ -437,13 +451,22 @@ fn fn_attr_value(f: Value, k: &str) -> Option<String> {
         if LLVMIsAFunction(f).is_null() {
             return None;
         }
-        let a = LLVMGetStringAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, k.as_ptr() as *const _, k.len() as u32);
+        let a = LLVMGetStringAttributeAtIndex(
+            f,
+            llvm_sys::LLVMAttributeFunctionIndex,
+            k.as_ptr() as *const _,
+            k.len() as u32,
+        );
         if a.is_null() {
             return None;
         }
         let mut len = 0u32;
         let p = LLVMGetStringAttributeValue(a, &mut len);
-        Some(if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned() })
+        Some(if p.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+        })
     }
 }
 

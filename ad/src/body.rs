@@ -1,0 +1,269 @@
+//! Building blocks shared by forward and reverse mode: the parameters of a
+//! derivative, shadows of pointers (and shadow globals), cloning primal
+//! instructions, and the buffer a split derivative exchanges with its caller.
+
+use std::collections::HashMap;
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+use crate::cfg::Cfg;
+use crate::classify::Kind;
+use crate::emit::Emitter;
+use crate::ir::{self, Block, Type, Value};
+use crate::memory::{self, Memory, PtrStatus};
+use crate::request::{Derivatives, Mode, ShadowGlobals};
+use crate::runtime::libc_function;
+
+pub(crate) const EMPTY: *const std::ffi::c_char = c"".as_ptr();
+
+/// The buffer through which a split derivative and its caller exchange
+/// values: one per call site, in the caller's frame.
+#[derive(Clone, Copy)]
+pub(crate) struct SplitIo {
+    /// `{ result?, seed?, adjoint of each float parameter... }`.
+    pub ty: Type,
+    /// The primal result, written before the forward part returns.
+    pub result: Option<u32>,
+    /// The result's adjoint (float results), written before resumption.
+    pub seed: Option<u32>,
+    /// Index of the first float parameter's adjoint, written by the reverse part.
+    pub adjoints: u32,
+}
+
+impl SplitIo {
+    pub(crate) fn of(ctx: LLVMContextRef, f: Value) -> SplitIo {
+        let ret = ir::return_type(f);
+        let mut fields = Vec::new();
+        let result = (!ir::is_void(ret)).then(|| {
+            fields.push(ret);
+            fields.len() as u32 - 1
+        });
+        let seed = ir::is_float(ret).then(|| {
+            fields.push(ret);
+            fields.len() as u32 - 1
+        });
+        let adjoints = fields.len() as u32;
+        fields.extend(ir::params(f).iter().map(|p| ir::type_of(*p)).filter(|t| ir::is_float(*t)));
+        SplitIo { ty: struct_type(ctx, &fields), result, seed, adjoints }
+    }
+
+    /// The address of field `k` in buffer `io`.
+    pub(crate) fn field(&self, e: &Emitter, io: Value, k: u32) -> Value {
+        unsafe { LLVMBuildStructGEP2(e.b, self.ty, io, k, EMPTY) }
+    }
+}
+
+pub(crate) fn struct_type(ctx: LLVMContextRef, elems: &[Type]) -> Type {
+    let mut e = elems.to_vec();
+    unsafe { LLVMStructTypeInContext(ctx, e.as_mut_ptr(), e.len() as u32, 0) }
+}
+
+/// Maps the parameters of `f` to those of its derivative `d`; returns the
+/// tangent (forward) and shadow parameters too.
+pub(crate) fn map_params(
+    f: Value,
+    d: Value,
+    dup: &[bool],
+    mode: Mode,
+) -> (HashMap<Value, Value>, HashMap<Value, Value>, HashMap<Value, Value>) {
+    let (mut map, mut tan, mut sh) = (HashMap::new(), HashMap::new(), HashMap::new());
+    let dparams = ir::params(d);
+    let mut k = 0;
+    for (n, p) in ir::params(f).into_iter().enumerate() {
+        let t = ir::type_of(p);
+        map.insert(p, dparams[k]);
+        ir::set_name(dparams[k], &ir::name(p));
+        k += 1;
+        if ir::is_pointer(t) && dup.get(n).copied().unwrap_or(false) {
+            sh.insert(p, dparams[k]);
+            ir::set_name(dparams[k], &format!("{}.shadow", ir::name(p)));
+            k += 1;
+        } else if mode == Mode::Forward && ir::is_float(t) {
+            tan.insert(p, dparams[k]);
+            ir::set_name(dparams[k], &format!("d{}", ir::name(p)));
+            k += 1;
+        }
+    }
+    (map, tan, sh)
+}
+
+/// Shadows of pointer values, shared by both modes.
+pub(crate) struct Shadows {
+    pub(crate) sh: HashMap<Value, Value>,
+    /// The module's shadow globals, per global (shared by all derivatives).
+    pub(crate) globals: ShadowGlobals,
+    pub(crate) module: LLVMModuleRef,
+}
+
+impl Shadows {
+    pub(crate) fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, globals: ShadowGlobals) -> Shadows {
+        Shadows { sh, globals, module }
+    }
+
+    /// The shadow of a pointer operand: null stays null.
+    pub(crate) fn of(&self, v: Value) -> Value {
+        unsafe {
+            if !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() {
+                return v;
+            }
+            if let Some(s) = self.sh.get(&v) {
+                return *s;
+            }
+            if memory::constant_root(v).is_some() {
+                return self.constant_shadow(v);
+            }
+        }
+        panic!("no shadow for {}", ir::print(v))
+    }
+
+    /// The shadow of a global, or of constant address arithmetic on one.
+    unsafe fn constant_shadow(&self, v: Value) -> Value {
+        if !LLVMIsAGlobalVariable(v).is_null() {
+            if let Some(s) = self.globals.borrow().get(&v) {
+                return *s;
+            }
+            let t = LLVMGlobalGetValueType(v);
+            let name = ir::cstring(&format!("{}.enzyme.shadow", ir::name(v)));
+            let s = LLVMAddGlobal(self.module, t, name.as_ptr());
+            LLVMSetInitializer(s, LLVMConstNull(t));
+            LLVMSetLinkage(s, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+            LLVMSetAlignment(s, LLVMGetAlignment(v));
+            self.globals.borrow_mut().insert(v, s);
+            return s;
+        }
+        let base = self.constant_shadow(LLVMGetOperand(v, 0));
+        match LLVMGetConstOpcode(v) {
+            llvm_sys::LLVMOpcode::LLVMGetElementPtr => {
+                let n = ir::operand_count(v);
+                let mut idx: Vec<Value> = (1..n).map(|k| ir::operand(v, k)).collect();
+                LLVMConstGEP2(LLVMGetGEPSourceElementType(v), base, idx.as_mut_ptr(), idx.len() as u32)
+            }
+            _ => base,
+        }
+    }
+
+    /// Creates the shadow of a pointer-valued instruction `i` (already cloned
+    /// as `n`) when the analysis says it is shadowed. Stack slots are made by
+    /// `alloca_at` (and zeroed there).
+    pub(crate) fn make(
+        &mut self,
+        e: &Emitter,
+        i: Value,
+        kind: &Kind,
+        mem: &Memory,
+        map: &HashMap<Value, Value>,
+        alloca_at: LLVMBuilderRef,
+    ) {
+        if !ir::is_pointer(ir::type_of(i)) || mem.status(i) != PtrStatus::Shadowed {
+            return;
+        }
+        let s = unsafe {
+            match kind {
+                Kind::Gep | Kind::PtrCast => {
+                    let mut m = map.clone();
+                    m.insert(ir::operand(i, 0), self.of(ir::operand(i, 0)));
+                    e.clone_instruction(i, &m)
+                }
+                Kind::Alloca => {
+                    let ty = LLVMGetAllocatedType(i);
+                    let count = ir::operand(i, 0);
+                    let s = LLVMBuildArrayAlloca(alloca_at, ty, count, c"shadow".as_ptr());
+                    LLVMSetAlignment(s, LLVMGetAlignment(i));
+                    let i64t = LLVMInt64TypeInContext(e.ctx);
+                    let n = LLVMBuildZExtOrBitCast(alloca_at, count, i64t, EMPTY);
+                    let size = LLVMBuildMul(alloca_at, LLVMSizeOf(ty), n, EMPTY);
+                    let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+                    LLVMBuildMemSet(alloca_at, s, zero, size, LLVMGetAlignment(i));
+                    s
+                }
+                Kind::Load => e.load_like(ir::type_of(i), self.of(ir::operand(i, 0)), i),
+                Kind::Phi => LLVMBuildPhi(e.b, ir::type_of(i), c"shadow".as_ptr()),
+                Kind::Realloc => {
+                    // A fresh zeroed block; the caller of `make` moves the contents.
+                    let malloc = libc_function(self.module, "malloc");
+                    let n = map.get(&ir::operand(i, 1)).copied().unwrap_or(ir::operand(i, 1));
+                    let s = e.call(malloc, &mut [n]);
+                    let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+                    LLVMBuildMemSet(e.b, s, zero, n, 1);
+                    s
+                }
+                Kind::Alloc(a) => {
+                    // The same allocation again, zeroed: the shadow.
+                    let s = e.clone_instruction(i, map);
+                    ir::set_name(s, "shadow");
+                    if !a.zeroed {
+                        let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+                        LLVMBuildMemSet(
+                            e.b,
+                            s,
+                            zero,
+                            map.get(&ir::operand(i, 0)).copied().unwrap_or(ir::operand(i, 0)),
+                            1,
+                        );
+                    }
+                    s
+                }
+                Kind::Select => {
+                    let c = map[&ir::operand(i, 0)];
+                    let a = self.of(ir::operand(i, 1));
+                    let b = self.of(ir::operand(i, 2));
+                    e.select(c, a, b)
+                }
+                _ => unreachable!("the analysis shadows only these kinds"),
+            }
+        };
+        self.sh.insert(i, s);
+    }
+
+    /// Fills a shadow phi once every incoming shadow exists.
+    pub(crate) fn fill_phi(&self, i: Value, cfg: &Cfg, block_of: impl Fn(Block) -> Block) {
+        let Some(s) = self.sh.get(&i).copied() else {
+            return;
+        };
+        for (v, b) in ir::incoming(i) {
+            if !cfg.reachable(b) {
+                continue;
+            }
+            let mut sv = self.of(v);
+            let mut nb = block_of(b);
+            unsafe { LLVMAddIncoming(s, &mut sv, &mut nb, 1) };
+        }
+    }
+}
+
+/// Clones primal instruction `i` at the builder's position, recording it in
+/// `map`; phis are made empty (their incoming values are added later).
+pub(crate) fn clone_primal(g: &dyn Derivatives, e: &Emitter, map: &mut HashMap<Value, Value>, i: Value) {
+    let n = if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI {
+        unsafe { LLVMBuildPhi(e.b, ir::type_of(i), EMPTY) }
+    } else {
+        remap_callee(g, i, map);
+        e.clone_instruction(i, map)
+    };
+    map.insert(i, n);
+}
+
+/// How many bytes `realloc` carried over from the old block: at most the new
+/// size, at most what the old shadow block can hold (`malloc_usable_size`;
+/// zero for null).
+pub(crate) fn old_block_bytes(e: &Emitter, module: LLVMModuleRef, old_shadow: Value, new_size: Value) -> Value {
+    unsafe {
+        let usable_fn = libc_function(module, "malloc_usable_size");
+        let usable = e.call(usable_fn, &mut [old_shadow]);
+        let smaller = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntULT, usable, new_size, EMPTY);
+        LLVMBuildSelect(e.b, smaller, usable, new_size, EMPTY)
+    }
+}
+
+/// Calls in derivative code call the user's functions, not the clones.
+pub(crate) fn remap_callee(g: &dyn Derivatives, i: Value, map: &mut HashMap<Value, Value>) {
+    if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
+        if let Some(c) = ir::called_function(i) {
+            let o = g.original(c);
+            if o != c {
+                map.insert(c, o);
+            }
+        }
+    }
+}

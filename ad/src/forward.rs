@@ -1,0 +1,281 @@
+//! Forward mode: tangents alongside primal values, shadows alongside
+//! pointers (see [`crate::gen`] for the derivative's signature).
+
+use std::collections::HashMap;
+
+use llvm_sys::core::*;
+
+use crate::cfg::Cfg;
+use crate::classify::{classify, Kind};
+use crate::emit::{rule_operands, Emitter};
+use crate::ir::{self, Block, Value};
+use crate::memory::{self, Memory, PtrStatus};
+use crate::request::{Derivatives, Mode, Request};
+use crate::runtime::libc_function;
+
+use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Shadows, EMPTY};
+
+/// State of one forward-mode function being built.
+pub(crate) struct Forward<'g> {
+    pub(super) g: &'g mut dyn Derivatives,
+    pub(super) e: Emitter,
+    pub(super) cfg: Cfg,
+    pub(super) mem: Memory,
+    pub(super) map: HashMap<Value, Value>,
+    pub(super) tan: HashMap<Value, Value>,
+    pub(super) sh: Shadows,
+}
+
+impl<'g> Forward<'g> {
+    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value) {
+        let cfg = Cfg::new(f);
+        let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
+        let e = Emitter::new(g.module());
+        let (map, tan, sh) = map_params(f, d, dup, Mode::Forward);
+        // A first block of its own, so the body's entry may be a loop header.
+        let prologue_block = e.append_block(d, "prologue");
+        let sh = Shadows::new(sh, g.module(), g.shadow_globals());
+        let mut s = Forward { g, e, cfg, mem, map, tan, sh };
+        for b in s.cfg.order.clone() {
+            let nb = s.e.append_block(d, "");
+            s.map.insert(ir::block_value(b), ir::block_value(nb));
+        }
+        s.e.at_end(prologue_block);
+        s.e.br(s.block(s.cfg.entry()));
+        for b in s.cfg.order.clone() {
+            s.e.at_end(s.block(b));
+            let live = s.cfg.live.contains(&b);
+            for i in ir::instructions(b) {
+                if live {
+                    s.instruction(f, d, i);
+                } else {
+                    s.map_primal(i);
+                }
+            }
+        }
+        s.fill_phis();
+    }
+
+    /// Phis get their incoming values once every block exists: values fed
+    /// back by a loop's latch are emitted after the header.
+    pub(super) fn fill_phis(&mut self) {
+        for b in self.cfg.order.clone() {
+            for i in ir::instructions(b) {
+                if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMPHI {
+                    break;
+                }
+                let phi = self.map[&i];
+                let tphi = self.tan.get(&i).copied();
+                for (v, pb) in ir::incoming(i) {
+                    if !self.cfg.reachable(pb) {
+                        continue;
+                    }
+                    let mut nb = self.block(pb);
+                    let mut nv = self.val(v);
+                    unsafe { LLVMAddIncoming(phi, &mut nv, &mut nb, 1) };
+                    if let Some(tp) = tphi {
+                        let mut tv = self.tangent(v);
+                        unsafe { LLVMAddIncoming(tp, &mut tv, &mut nb, 1) };
+                    }
+                }
+                let map = &self.map;
+                self.sh.fill_phi(i, &self.cfg, |b| unsafe { LLVMValueAsBasicBlock(map[&ir::block_value(b)]) });
+            }
+        }
+    }
+
+    pub(super) fn block(&self, b: Block) -> Block {
+        unsafe { LLVMValueAsBasicBlock(self.map[&ir::block_value(b)]) }
+    }
+
+    /// A block that never returns (a `throw` path): the primal only.
+    pub(super) fn map_primal(&mut self, i: Value) {
+        clone_primal(self.g, &self.e, &mut self.map, i);
+    }
+
+    pub(super) fn val(&self, v: Value) -> Value {
+        self.map.get(&v).copied().unwrap_or(v)
+    }
+
+    /// Which pointer arguments of a call that stays a call have shadows.
+    pub(super) fn call_mask(&self, i: Value) -> Vec<bool> {
+        crate::classify::nested_call_pattern(i, &self.mem).expect("validated")
+    }
+
+    pub(super) fn tangent(&self, v: Value) -> Value {
+        self.tan.get(&v).copied().unwrap_or_else(|| self.e.zero(ir::type_of(v)))
+    }
+
+    pub(super) fn instruction(&mut self, f: Value, d: Value, i: Value) {
+        let t = ir::type_of(i);
+        let kind = classify(i);
+        match kind {
+            Kind::Phi => unsafe {
+                // Incoming values are added by `fill_phis`.
+                let phi = LLVMBuildPhi(self.e.b, t, EMPTY);
+                ir::set_name(phi, &ir::name(i));
+                self.map.insert(i, phi);
+                if ir::is_real(t) {
+                    self.tan.insert(i, LLVMBuildPhi(self.e.b, t, EMPTY));
+                }
+                self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
+            },
+            Kind::Return => unsafe {
+                if ir::is_float(ir::return_type(f)) {
+                    let v = ir::operand(i, 0);
+                    let agg = LLVMGetUndef(LLVMGetReturnType(LLVMGlobalGetValueType(d)));
+                    let agg = self.e.insert(agg, self.val(v), 0);
+                    let agg = self.e.insert(agg, self.tangent(v), 1);
+                    LLVMBuildRet(self.e.b, agg);
+                } else {
+                    self.e.clone_instruction(i, &self.map);
+                }
+            },
+            // Calls that move tangents (a float result, or shadows the callee writes)
+            // go through its derivative; the others are cloned below.
+            Kind::Call(callee) if ir::is_float(t) || self.call_mask(i).contains(&true) => {
+                let mask = self.call_mask(i);
+                let g = self.g.request(Request::new(Mode::Forward, callee, &mask));
+                let mut args = Vec::new();
+                for k in 0..ir::call_arg_count(i) {
+                    let a = ir::operand(i, k);
+                    args.push(self.val(a));
+                    if mask[k as usize] {
+                        args.push(self.sh.of(a));
+                    } else if ir::is_float(ir::type_of(a)) {
+                        args.push(self.tangent(a));
+                    }
+                }
+                let r = self.e.call(g, &mut args);
+                if ir::is_float(t) {
+                    self.map.insert(i, self.e.extract(r, 0));
+                    self.tan.insert(i, self.e.extract(r, 1));
+                } else {
+                    // The primal result (or nothing): the callee wrote the shadows.
+                    self.map.insert(i, r);
+                }
+            }
+            kind => {
+                remap_callee(self.g, i, &mut self.map);
+                let n = self.e.clone_instruction(i, &self.map);
+                self.map.insert(i, n);
+                self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
+                self.memory(i, &kind);
+                if ir::is_real(t) {
+                    if let Some(dv) = self.float_tangent(i, n, &kind) {
+                        self.tan.insert(i, dv);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tangents through memory: loads read the shadow, stores write it.
+    pub(super) fn memory(&mut self, i: Value, kind: &Kind) {
+        let shadowed = |v: Value| self.mem.status(v) == PtrStatus::Shadowed;
+        match kind {
+            Kind::Load if ir::is_real(ir::type_of(i)) && shadowed(ir::operand(i, 0)) => {
+                let t = self.e.load_like(ir::type_of(i), self.sh.of(ir::operand(i, 0)), i);
+                self.tan.insert(i, t);
+            }
+            Kind::Store if shadowed(ir::operand(i, 1)) => {
+                let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
+                let vt = ir::type_of(v);
+                if ir::is_real(vt) {
+                    self.e.store_like(self.tangent(v), self.sh.of(p), i);
+                } else if ir::is_pointer(vt) {
+                    self.e.store_like(self.sh.of(v), self.sh.of(p), i);
+                } else if self.mem.int_stores_clearing.contains(&i) {
+                    // Integers written over what may be floats: zero tangent there.
+                    self.e.store_like(self.e.zero(vt), self.sh.of(p), i);
+                }
+            }
+            Kind::MemSet if shadowed(ir::operand(i, 0)) => {
+                let mut m = self.map.clone();
+                m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
+                m.insert(ir::operand(i, 1), unsafe { LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0) });
+                self.e.clone_instruction(i, &m);
+            }
+            Kind::Realloc if self.sh.sh.contains_key(&i) => {
+                // The primal copied the old contents: so do the tangents.
+                let old = ir::operand(i, 0);
+                let os = self.sh.of(old);
+                let ns = self.sh.sh[&i];
+                let n = self.val(ir::operand(i, 1));
+                let m = old_block_bytes(&self.e, self.g.module(), os, n);
+                unsafe { LLVMBuildMemCpy(self.e.b, ns, 1, os, 1, m) };
+                // As `realloc` frees the old block, the old shadow goes too.
+                let free = libc_function(self.g.module(), "free");
+                self.e.call(free, &mut [os]);
+            }
+            Kind::Free if shadowed(ir::operand(i, 0)) => {
+                let mut m = self.map.clone();
+                m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
+                self.e.clone_instruction(i, &m);
+            }
+            Kind::MemCpy if shadowed(ir::operand(i, 0)) && !shadowed(ir::operand(i, 1)) => {
+                // Constants copied in: their tangents are zero.
+                let len = self.val(ir::operand(i, 2));
+                unsafe {
+                    let zero = LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0);
+                    LLVMBuildMemSet(self.e.b, self.sh.of(ir::operand(i, 0)), zero, len, 1);
+                }
+            }
+            Kind::MemCpy if shadowed(ir::operand(i, 0)) => {
+                let mut m = self.map.clone();
+                m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
+                m.insert(ir::operand(i, 1), self.sh.of(ir::operand(i, 1)));
+                self.e.clone_instruction(i, &m);
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn float_tangent(&self, i: Value, n: Value, kind: &Kind) -> Option<Value> {
+        let t = ir::type_of(i);
+        match kind {
+            Kind::Rule(r) => {
+                let ops = rule_operands(i, r);
+                let args: Vec<Value> = ops.iter().map(|o| self.val(*o)).collect();
+                let mut sum: Option<Value> = None;
+                for (k, op) in ops.iter().enumerate() {
+                    let (Some(partial), Some(dop)) = (&r.partials[k], self.tan.get(op)) else {
+                        continue;
+                    };
+                    if let Some(c) = self.e.scaled_partial(partial, t, &args, &mut || n, *dop) {
+                        sum = Some(match sum {
+                            Some(s) => self.e.fadd(s, c),
+                            None => c,
+                        });
+                    }
+                }
+                sum
+            }
+            Kind::FloatCast => self.tan.get(&ir::operand(i, 0)).map(|d| self.e.convert_float(*d, t)),
+            Kind::Identity => self.tan.get(&ir::operand(i, 0)).copied(),
+            Kind::Select => {
+                let (a, b) = (ir::operand(i, 1), ir::operand(i, 2));
+                if self.tan.contains_key(&a) || self.tan.contains_key(&b) {
+                    let c = self.val(ir::operand(i, 0));
+                    Some(self.e.select(c, self.tangent(a), self.tangent(b)))
+                } else {
+                    None
+                }
+            }
+            Kind::Load => self.tan.get(&i).copied(),
+            Kind::Lanes | Kind::Reduce(_) => {
+                let float_ops =
+                    (0..ir::operand_count(i)).map(|k| ir::operand(i, k)).filter(|o| ir::is_real(ir::type_of(*o)));
+                if !float_ops.clone().any(|o| self.tan.contains_key(&o)) {
+                    return None;
+                }
+                let (val, tan) = (|v| self.val(v), |v| self.tangent(v));
+                Some(match kind {
+                    Kind::Reduce(op) => crate::lanes::reduce_tangent(&self.e, i, *op, n, val, tan),
+                    _ => crate::lanes::linear_tangent(&self.e, i, val, tan),
+                })
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! How an instruction takes part in differentiation ([`Kind`]), decided by
+//! [`crate::classify`] and read by the analyses and both modes.
+
+use llvm_sys::core::*;
+use llvm_sys::LLVMTypeKind;
+
+use crate::ir::{self, Type, Value};
+use crate::rules::CompiledRule;
+
+/// How an instruction takes part in differentiation.
+pub(crate) enum Kind {
+    /// No derivative flows through it: integer work, comparisons, control
+    /// flow, integer-valued float operations (`fptosi`), debug intrinsics.
+    /// Cloned into the derivative; a float result has a zero derivative.
+    Inactive,
+    /// A table rule: an arithmetic instruction or a known intrinsic/libm call.
+    Rule(&'static CompiledRule),
+    /// `fpext` / `fptrunc`: derivative 1, converted between widths.
+    FloatCast,
+    /// `freeze`: derivative 1.
+    Identity,
+    /// `select` of floats.
+    Select,
+    /// `phi` (of any type; only float phis carry derivatives).
+    Phi,
+    /// A call of a module function with a body, differentiated in turn.
+    Call(Value),
+    /// `ret`.
+    Return,
+    /// `load`: active through a shadowed pointer (see [`crate::memory`]).
+    Load,
+    /// `store`.
+    Store,
+    /// `getelementptr`: the shadow is the same address arithmetic on the shadow.
+    Gep,
+    /// A fixed-size `alloca`: it gets a zeroed shadow slot.
+    Alloca,
+    /// `bitcast`/`addrspacecast` between pointers.
+    PtrCast,
+    /// `llvm.memset.*`.
+    MemSet,
+    /// `llvm.memcpy.*` / `llvm.memmove.*`.
+    MemCpy,
+    /// A heap allocation (`malloc`, `calloc`, `operator new`): its shadow is
+    /// allocated alongside, zeroed, and freed once no longer needed.
+    Alloc(&'static Allocator),
+    /// A heap deallocation: the shadow is freed with it (forward mode) or
+    /// after the reverse sweep is done with it (reverse mode).
+    Free,
+    /// `realloc`: the shadow is reallocated alongside (see `gen`).
+    Realloc,
+    /// `extractelement`, `insertelement` and `shufflevector` on float
+    /// vectors, `extractvalue` and `insertvalue` on float aggregates: they
+    /// move floats between lanes or fields, and their derivatives move the
+    /// same way (forward) or back (reverse).
+    Lanes,
+    /// `llvm.vector.reduce.*` over a float vector.
+    Reduce(Reduction),
+    /// A library function with no effect on derivatives (`printf`, `strlen`, ...):
+    /// executed once, in the forward sweep.
+    LibCall,
+    /// Outside what the engine can differentiate correctly.
+    Unsupported {
+        /// What the construct is, e.g. "memory access (`load`)".
+        what: String,
+        /// What the user can do.
+        help: String,
+    },
+}
+
+/// The float reductions of `llvm.vector.reduce.*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reduction {
+    /// `fadd(start, v)`: `start + Σ v[i]`.
+    Add,
+    /// `fmul(start, v)`: `start · Π v[i]`.
+    Mul,
+    /// `fmax`/`fmaximum`/`fmin`/`fminimum(v)`: one lane is the result, and
+    /// the derivative is that lane's (the first such lane on ties).
+    Pick,
+}
+
+/// A heap allocator and the function that frees what it returns.
+#[derive(Debug)]
+pub(crate) struct Allocator {
+    /// The allocating function.
+    pub name: &'static str,
+    /// Its deallocation function.
+    pub free: &'static str,
+    /// Whether the memory comes back zeroed (then the shadow needs no memset).
+    pub zeroed: bool,
+}
+
+/// Whether a type is, or contains, a floating-point type.
+pub(crate) fn contains_float(t: Type) -> bool {
+    use LLVMTypeKind::*;
+    if ir::is_float(t) {
+        return true;
+    }
+    unsafe {
+        match ir::kind(t) {
+            LLVMVectorTypeKind | LLVMScalableVectorTypeKind | LLVMArrayTypeKind => {
+                contains_float(LLVMGetElementType(t))
+            }
+            LLVMStructTypeKind => {
+                let n = LLVMCountStructElementTypes(t);
+                (0..n).any(|i| contains_float(LLVMStructGetTypeAtIndex(t, i)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// What a run of bytes copied by `memcpy`/`memmove` holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    /// `float`s: their adjoints move from the copy to the original.
+    F32,
+    /// `double`s: likewise.
+    F64,
+    /// Integers: no derivative.
+    Int,
+    /// Pointers: the shadow pointers are copied along.
+    Ptr,
+}
+
+impl Elem {
+    /// Size of one element in bytes.
+    pub fn size(self) -> u64 {
+        match self {
+            Elem::F32 | Elem::Int => 4,
+            Elem::F64 | Elem::Ptr => 8,
+        }
+    }
+}

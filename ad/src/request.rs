@@ -1,0 +1,68 @@
+//! What a derivative is asked for, at the bottom of the engine: one
+//! [`Request`] per derivative function (function, mode, activities, form),
+//! and the [`Derivatives`] interface through which code generating one
+//! derivative asks for the derivatives of the functions it calls. The
+//! generator ([`crate::gen`]) answers requests with declarations at once and
+//! builds their bodies from a worklist, so inner derivatives are lowered
+//! independently of the outer ones that call them.
+
+use std::collections::HashMap;
+
+use llvm_sys::prelude::*;
+
+use crate::ir::Value;
+
+/// Shadow globals made so far, per global. They are zeroed before each
+/// top-level derivative call (not inside derivatives, which also run nested).
+pub(crate) type ShadowGlobals = std::rc::Rc<std::cell::RefCell<HashMap<Value, Value>>>;
+
+/// Differentiation mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Tangents, `__enzyme_fwddiff`.
+    Forward,
+    /// Adjoints, `__enzyme_autodiff`.
+    Reverse,
+}
+
+/// One derivative function. Float parameters are always differentiated
+/// (callers pass zero tangents or drop adjoints for constant ones); a float
+/// result is active (reverse: seeded; forward: its tangent returned); the
+/// width is one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Request {
+    /// Forward or reverse.
+    pub mode: Mode,
+    /// The preprocessed function to differentiate.
+    pub function: Value,
+    /// Per parameter: whether it is a pointer with a shadow.
+    pub dup: Vec<bool>,
+    /// Reverse mode only: the split form (augmented forward, then the
+    /// reverse on resumption), for calls that stay calls (recursion).
+    pub split: bool,
+}
+
+impl Request {
+    /// The combined (not split) derivative of `function` in `mode`.
+    pub fn new(mode: Mode, function: Value, dup: &[bool]) -> Request {
+        Request { mode, function, dup: dup.to_vec(), split: false }
+    }
+
+    /// The split reverse-mode derivative of `function`.
+    pub fn split(function: Value, dup: &[bool]) -> Request {
+        Request { mode: Mode::Reverse, function, dup: dup.to_vec(), split: true }
+    }
+}
+
+/// What code generating one derivative needs from the generator.
+pub(crate) trait Derivatives {
+    /// The module being differentiated.
+    fn module(&self) -> LLVMModuleRef;
+    /// The derivative function for `r`: declared now, its body made later.
+    fn request(&mut self, r: Request) -> Value;
+    /// The user's function a preprocessed clone was made from (identity
+    /// for other values).
+    fn original(&self, v: Value) -> Value;
+    /// Shadow globals made so far (shared by every derivative).
+    fn shadow_globals(&self) -> ShadowGlobals;
+}

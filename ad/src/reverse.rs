@@ -1,0 +1,665 @@
+//! Combined reverse mode: a forward sweep that runs the primal and keeps
+//! what the reverse sweep needs, then the reverse sweep over the reversed
+//! CFG (see [`crate::gen`]). Tapes and loop instances are in [`crate::tape`],
+//! split derivatives (coroutines) in [`crate::split`].
+
+use std::collections::HashMap;
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+use crate::cfg::Cfg;
+use crate::classify::{classify, Kind};
+use crate::emit::{rule_operands, Emitter};
+use crate::ir::{self, Block, Value};
+use crate::memory::{self, CopyLayout, Elem, Memory, PtrStatus};
+use crate::request::{Derivatives, Mode};
+use crate::runtime::{adjoint_move_function, libc_function};
+
+use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Shadows, SplitIo, EMPTY};
+
+/// State of one reverse-mode function being built.
+pub(crate) struct Reverse<'g> {
+    pub(super) g: &'g mut dyn Derivatives,
+    pub(super) e: Emitter,
+    pub(super) cfg: Cfg,
+    pub(super) mem: Memory,
+    /// Builder parked before the terminator of the slot block.
+    pub(super) slots: LLVMBuilderRef,
+    /// The slot block (first block; it dominates everything).
+    pub(super) slot_block: Block,
+    /// Primal value in the function being built, per preprocessed value.
+    pub(super) map: HashMap<Value, Value>,
+    pub(super) sh: Shadows,
+    pub(super) fwd: HashMap<Block, Block>,
+    pub(super) rev: HashMap<Block, Block>,
+    /// Adjoint slot of each value that received a contribution.
+    pub(super) adj: HashMap<Value, Value>,
+    /// Slot caching a forward-sweep value for the reverse sweep.
+    pub(super) cache: HashMap<Value, Value>,
+    /// Cached values already loaded in a reverse block.
+    pub(super) loaded: HashMap<(Block, Value), Value>,
+    /// Which predecessor a block was entered from (a phi in the forward
+    /// sweep), for blocks with several.
+    pub(super) selector: HashMap<Block, Value>,
+    /// The primal block of each forward-sweep block.
+    pub(super) prep_block: HashMap<Block, Block>,
+    /// Per loop: a slot counting header executions in the forward sweep,
+    /// counted back down in the reverse sweep.
+    pub(super) count: Vec<Value>,
+    /// Per loop: the instance (header execution) whose reverse is running.
+    pub(super) rev_instance: Vec<Value>,
+    /// Per loop: the instance number in the forward sweep (in the header).
+    pub(super) instance: HashMap<usize, Value>,
+    /// Per loop: the first instance number of the current entry into the
+    /// loop, read in its preheader (saved per entry, not per iteration).
+    pub(super) entry_instance: HashMap<usize, Value>,
+    /// Per loop: the tape length its entry needs, when its trip count is
+    /// known in the preheader (computed there on first use).
+    pub(super) reserved: HashMap<usize, Option<Value>>,
+    /// Tape buffers (slot of the buffer pointer) to free at the end.
+    pub(super) tapes: Vec<Value>,
+    /// Instance numbers already loaded in a reverse block.
+    pub(super) loaded_instance: HashMap<(Block, usize), Value>,
+    /// The function writes no memory its caller can see.
+    pub(super) inputs_unchanged: bool,
+    /// For a split derivative: its coroutine.
+    pub(super) split: Option<Split>,
+    /// Per call of a split derivative: its handle (forward sweep) and buffer.
+    pub(super) split_calls: HashMap<Value, (Value, Value, SplitIo)>,
+}
+
+/// The coroutine of a split derivative being built.
+#[derive(Clone, Copy)]
+pub(super) struct Split {
+    /// The [`SplitIo`] buffer parameter and its layout.
+    pub(super) io: Value,
+    pub(super) layout: SplitIo,
+    /// Frees the frame, then ends the coroutine.
+    pub(super) cleanup: Block,
+    /// Ends the coroutine: returns the handle from the forward part, or
+    /// returns from the resumed reverse part.
+    pub(super) end: Block,
+}
+
+impl<'g> Reverse<'g> {
+    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value, split: bool) {
+        let cfg = Cfg::new(f);
+        let mem = memory::analyze(f, &cfg, dup, Mode::Reverse, classify);
+        let e = Emitter::new(g.module());
+        let slot_block = e.append_block(d, "slots");
+        let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
+        let (map, _, sh) = map_params(f, d, dup, Mode::Reverse);
+        let g_module = g.module();
+        let globals = g.shadow_globals();
+        let mut r = Reverse {
+            g,
+            e,
+            cfg,
+            mem,
+            slots,
+            slot_block,
+            map,
+            sh: Shadows::new(sh, g_module, globals),
+            fwd: HashMap::new(),
+            rev: HashMap::new(),
+            adj: HashMap::new(),
+            cache: HashMap::new(),
+            loaded: HashMap::new(),
+            selector: HashMap::new(),
+            prep_block: HashMap::new(),
+            count: Vec::new(),
+            rev_instance: Vec::new(),
+            instance: HashMap::new(),
+            tapes: Vec::new(),
+            loaded_instance: HashMap::new(),
+            inputs_unchanged: false,
+            entry_instance: HashMap::new(),
+            reserved: HashMap::new(),
+            split: None,
+            split_calls: HashMap::new(),
+        };
+        // A split derivative's caller may change memory between its two parts:
+        // nothing can be re-read then.
+        r.inputs_unchanged = !split && memory::writes_only_local_memory(f, &r.cfg, classify);
+        for b in r.cfg.order.clone() {
+            let fb = r.e.append_block(d, "fwd");
+            r.fwd.insert(b, fb);
+            r.prep_block.insert(fb, b);
+            r.map.insert(ir::block_value(b), ir::block_value(fb));
+        }
+        for b in r.cfg.order.clone() {
+            let rb = r.e.append_block(d, "rev");
+            r.rev.insert(b, rb);
+        }
+        let nparams = ir::params(d).len();
+        let seed = (!split && ir::is_float(ir::return_type(f))).then(|| ir::params(d)[nparams - 1]);
+        r.e.at_end(slot_block);
+        if split {
+            r.split = Some(r.begin_coroutine(f, d));
+            r.e.at_end(slot_block);
+        }
+        r.e.br(r.fwd[&r.cfg.entry()]);
+        unsafe {
+            LLVMPositionBuilderBefore(r.slots, ir::terminator(slot_block));
+            let i64t = LLVMInt64TypeInContext(r.e.ctx);
+            for _ in 0..r.cfg.loops.len() {
+                let c = LLVMBuildAlloca(r.slots, i64t, c"iterations".as_ptr());
+                LLVMBuildStore(r.slots, LLVMConstInt(i64t, 0, 0), c);
+                r.count.push(c);
+                let v = LLVMBuildAlloca(r.slots, i64t, c"instance".as_ptr());
+                r.rev_instance.push(v);
+            }
+        }
+
+        r.forward_sweep(seed);
+        r.fill_phis();
+        r.record_loop_entries();
+        r.reverse_sweep(f, d);
+        unsafe { LLVMDisposeBuilder(r.slots) };
+    }
+
+    pub(super) fn forward_sweep(&mut self, seed: Option<Value>) {
+        for b in self.cfg.order.clone() {
+            self.e.at_end(self.fwd[&b]);
+            if !self.cfg.live.contains(&b) {
+                // Never returns (a `throw` path): the primal only, no reverse.
+                for i in ir::instructions(b) {
+                    clone_primal(self.g, &self.e, &mut self.map, i);
+                }
+                continue;
+            }
+            let mut selector_done = false;
+            for i in ir::instructions(b) {
+                let is_phi = ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI;
+                if !is_phi && !selector_done {
+                    // After the phis: which predecessor, and which loop instance.
+                    self.record_selector(b);
+                    self.count_instance(b);
+                    selector_done = true;
+                }
+                let kind = classify(i);
+                match kind {
+                    Kind::Phi => unsafe {
+                        // Incoming values are added once the sweep is complete.
+                        let phi = LLVMBuildPhi(self.e.b, ir::type_of(i), EMPTY);
+                        ir::set_name(phi, &ir::name(i));
+                        self.map.insert(i, phi);
+                        self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
+                    },
+                    Kind::Return => {
+                        if let Some(s) = self.split {
+                            self.suspend_at_return(s, i, b);
+                            continue;
+                        }
+                        if let (Some(seed), true) = (seed, ir::operand_count(i) > 0) {
+                            self.accumulate(ir::operand(i, 0), seed);
+                        }
+                        self.e.br(self.rev[&b]);
+                    }
+                    Kind::Call(callee) if self.carries_derivatives(i) => self.call_split(i, callee),
+                    _ => {
+                        remap_callee(self.g, i, &mut self.map);
+                        let n = self.e.clone_instruction(i, &self.map);
+                        self.map.insert(i, n);
+                        self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.slots);
+                        // Copies: the pointers among the bytes copy their shadows along
+                        // (float bytes' shadows hold adjoints, handled in reverse).
+                        if let Kind::MemCpy = kind {
+                            self.copy_shadow_pointers(i);
+                        }
+                        // Pointers stored into shadowed memory: their shadows go into the shadow.
+                        if let Kind::Store = kind {
+                            let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
+                            if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
+                                self.e.store_like(self.sh.of(v), self.sh.of(p), i);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Phi incoming values, once every forward block exists.
+    pub(super) fn fill_phis(&mut self) {
+        for b in self.cfg.order.clone() {
+            for i in ir::instructions(b) {
+                if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMPHI {
+                    break;
+                }
+                let phi = self.map[&i];
+                for (v, pb) in ir::incoming(i) {
+                    if !self.cfg.reachable(pb) {
+                        continue;
+                    }
+                    let mut nv = self.map.get(&v).copied().unwrap_or(v);
+                    let mut nb = self.fwd[&pb];
+                    unsafe { LLVMAddIncoming(phi, &mut nv, &mut nb, 1) };
+                }
+                let fwd = &self.fwd;
+                self.sh.fill_phi(i, &self.cfg, |b| fwd[&b]);
+            }
+        }
+    }
+
+    pub(super) fn reverse_sweep(&mut self, f: Value, d: Value) {
+        for b in self.cfg.order.clone().into_iter().rev() {
+            self.e.at_end(self.rev[&b]);
+            if !self.cfg.live.contains(&b) {
+                unsafe { LLVMBuildUnreachable(self.e.b) };
+                continue;
+            }
+            for i in ir::instructions(b).into_iter().rev() {
+                let op = ir::opcode(i);
+                if op == llvm_sys::LLVMOpcode::LLVMPHI || i == ir::terminator(b) {
+                    continue;
+                }
+                self.reverse_instruction(i);
+            }
+            if b == self.cfg.entry() {
+                self.return_adjoints(f, d);
+                continue;
+            }
+            let preds = self.cfg.preds[&b].clone();
+            if preds.len() == 1 {
+                self.reverse_edge(b, preds[0]);
+                continue;
+            }
+            unsafe {
+                let i32t = LLVMInt32TypeInContext(self.e.ctx);
+                let from = self.header_selector(b).unwrap_or_else(|| self.fetch(self.selector[&b]));
+                let edges: Vec<Block> = preds.iter().map(|_| self.e.append_block(d, "edge")).collect();
+                let sw = LLVMBuildSwitch(self.e.b, from, edges[0], (edges.len() - 1) as u32);
+                for (k, eb) in edges.iter().enumerate().skip(1) {
+                    LLVMAddCase(sw, LLVMConstInt(i32t, k as u64, 0), *eb);
+                }
+                for (k, p) in preds.iter().enumerate() {
+                    self.e.at_end(edges[k]);
+                    self.reverse_edge(b, *p);
+                }
+            }
+        }
+    }
+
+    /// Forward sweep of a copy between shadowed memory: shadow pointers
+    /// among the copied bytes are copied too.
+    pub(super) fn copy_shadow_pointers(&mut self, i: Value) {
+        let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
+        if self.mem.status(dst) != PtrStatus::Shadowed || self.mem.status(src) != PtrStatus::Shadowed {
+            return;
+        }
+        let layout = memory::copy_layout(i, memory::data_layout(ir::parent_function(i))).expect("validated");
+        let (sd, ss) = (self.sh.of(dst), self.sh.of(src));
+        match layout {
+            CopyLayout::Uniform(Elem::Ptr) => {
+                let mut m = self.map.clone();
+                m.insert(dst, sd);
+                m.insert(src, ss);
+                self.e.clone_instruction(i, &m);
+            }
+            CopyLayout::Uniform(_) => {}
+            CopyLayout::Fields(fields) => {
+                for (off, size, elem) in fields {
+                    if elem == Elem::Ptr {
+                        let (d, s) = (self.e.byte_offset(sd, off), self.e.byte_offset(ss, off));
+                        self.e.memcpy(d, s, size);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reverse of a copy between shadowed memory: the adjoints of the copied
+    /// floats move from the destination's shadow to the source's.
+    pub(super) fn move_copied_adjoints(&mut self, i: Value) {
+        let layout = memory::copy_layout(i, memory::data_layout(ir::parent_function(i))).expect("validated");
+        let (sd, ss) = (self.shadow(ir::operand(i, 0)), self.shadow(ir::operand(i, 1)));
+        let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
+        match layout {
+            CopyLayout::Uniform(elem @ (Elem::F32 | Elem::F64)) => {
+                let len = self.primal(ir::operand(i, 2));
+                let n = unsafe { LLVMBuildUDiv(self.e.b, len, LLVMConstInt(i64t, elem.size(), 0), EMPTY) };
+                let helper = adjoint_move_function(self.g.module(), elem);
+                self.e.call(helper, &mut [sd, ss, n]);
+            }
+            CopyLayout::Uniform(_) => {}
+            CopyLayout::Fields(fields) => {
+                for (off, size, elem) in fields {
+                    if matches!(elem, Elem::F32 | Elem::F64) {
+                        let (d, s) = (self.e.byte_offset(sd, off), self.e.byte_offset(ss, off));
+                        let n = unsafe { LLVMConstInt(i64t, size / elem.size(), 0) };
+                        let helper = adjoint_move_function(self.g.module(), elem);
+                        self.e.call(helper, &mut [d, s, n]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Leaves the reverse of `b` for the reverse of its predecessor `pred`:
+    /// phi adjoints flow along the edge, and crossing a loop's back edge or
+    /// exit edge backwards starts the reverse of the previous instance.
+    pub(super) fn reverse_edge(&mut self, b: Block, pred: Block) {
+        self.phi_adjoints(b, pred);
+        for l in 0..self.cfg.loops.len() {
+            let lp = &self.cfg.loops[l];
+            let back = lp.header == b && lp.blocks.contains(&pred);
+            let exit = lp.blocks.contains(&pred) && !lp.blocks.contains(&b);
+            if back || exit {
+                unsafe {
+                    let i64t = LLVMInt64TypeInContext(self.e.ctx);
+                    let c = LLVMBuildLoad2(self.e.b, i64t, self.count[l], EMPTY);
+                    let prev = LLVMBuildSub(self.e.b, c, LLVMConstInt(i64t, 1, 0), EMPTY);
+                    LLVMBuildStore(self.e.b, prev, self.count[l]);
+                    LLVMBuildStore(self.e.b, prev, self.rev_instance[l]);
+                }
+            }
+        }
+        self.e.br(self.rev[&pred]);
+    }
+
+    pub(super) fn return_adjoints(&mut self, f: Value, d: Value) {
+        unsafe {
+            let free = libc_function(self.g.module(), "free");
+            for t in self.tapes.clone() {
+                let buf = LLVMBuildLoad2(self.e.b, LLVMPointerTypeInContext(self.e.ctx, 0), t, EMPTY);
+                self.e.call(free, &mut [buf]);
+            }
+            let rt = LLVMGetReturnType(LLVMGlobalGetValueType(d));
+            let mut agg = LLVMGetUndef(rt);
+            let mut k = 0;
+            for p in ir::params(f) {
+                let t = ir::type_of(p);
+                if !ir::is_float(t) {
+                    continue;
+                }
+                let v = match self.adj.get(&p) {
+                    // `+ 0.0` turns the accumulator's starting -0.0 (see
+                    // `Emitter::adjoint_zero`) into the +0.0 users expect, and
+                    // leaves every other value as it is.
+                    Some(s) => {
+                        let v = self.e.load(t, *s);
+                        self.e.add(v, self.e.zero(t))
+                    }
+                    None => self.e.zero(t),
+                };
+                match self.split {
+                    // A split derivative hands them over in the buffer.
+                    Some(s) => self.e.store(v, s.layout.field(&self.e, s.io, s.layout.adjoints + k)),
+                    None => agg = self.e.insert(agg, v, k),
+                }
+                k += 1;
+            }
+            match self.split {
+                Some(s) => self.e.br(s.cleanup),
+                None => {
+                    LLVMBuildRet(self.e.b, agg);
+                }
+            }
+        }
+    }
+
+    /// Adjoints of `b`'s phis flow to the values coming in from `pred`.
+    pub(super) fn phi_adjoints(&mut self, b: Block, pred: Block) {
+        for i in ir::instructions(b) {
+            if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMPHI {
+                break;
+            }
+            let t = ir::type_of(i);
+            if !ir::is_real(t) || unsafe { LLVMGetFirstUse(i).is_null() } {
+                continue;
+            }
+            let slot = self.adj_slot(i);
+            let Some((v, _)) = ir::incoming(i).into_iter().find(|(_, pb)| *pb == pred) else {
+                continue;
+            };
+            let dphi = self.e.load(t, slot);
+            // Cleared for the previous instance of a loop.
+            self.e.store(self.e.adjoint_zero(t), slot);
+            self.accumulate(v, dphi);
+        }
+    }
+
+    pub(super) fn reverse_instruction(&mut self, i: Value) {
+        let kind = classify(i);
+        // Memory effects first: they do not depend on the instruction's own adjoint.
+        match kind {
+            Kind::Call(_) if self.split_calls.contains_key(&i) => {
+                self.reverse_split_call(i);
+                return;
+            }
+            Kind::Store => {
+                let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
+                if ir::is_real(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
+                    // The stored value's adjoint is what accumulated at its location;
+                    // the location then holds a value that no longer counts.
+                    let sp = self.shadow(p);
+                    let t = ir::type_of(v);
+                    let dv = self.e.load_like(t, sp, i);
+                    self.e.store_like(self.e.zero(t), sp, i);
+                    self.accumulate(v, dv);
+                } else if self.mem.int_stores_clearing.contains(&i) {
+                    // Integers written over what may have been floats: their adjoints are dropped.
+                    let sp = self.shadow(p);
+                    self.e.store_like(self.e.zero(ir::type_of(v)), sp, i);
+                }
+                return;
+            }
+            Kind::MemCpy => {
+                let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
+                match (self.mem.status(dst), self.mem.status(src)) {
+                    (PtrStatus::Shadowed, PtrStatus::Shadowed) => self.move_copied_adjoints(i),
+                    (PtrStatus::Shadowed, _) => {
+                        // Constants were copied in: the adjoints of what they replaced are dropped.
+                        let sp = self.shadow(dst);
+                        let len = self.primal(ir::operand(i, 2));
+                        unsafe {
+                            let zero = LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0);
+                            LLVMBuildMemSet(self.e.b, sp, zero, len, 1);
+                        }
+                    }
+                    _ => {}
+                }
+                return;
+            }
+            Kind::Realloc => {
+                // Adjoints of the copied floats go back to the old block's shadow;
+                // the new shadow is done with.
+                if self.sh.sh.contains_key(&i) {
+                    let ns = self.shadow(i);
+                    let os = self.shadow(ir::operand(i, 0));
+                    if let Some(Some(elem)) = memory::realloc_elem(i) {
+                        let n = self.primal(ir::operand(i, 1));
+                        let m = old_block_bytes(&self.e, self.g.module(), os, n);
+                        let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
+                        let count = unsafe { LLVMBuildUDiv(self.e.b, m, LLVMConstInt(i64t, elem.size(), 0), EMPTY) };
+                        let helper = adjoint_move_function(self.g.module(), elem);
+                        self.e.call(helper, &mut [ns, os, count]);
+                    }
+                    let free = libc_function(self.g.module(), "free");
+                    self.e.call(free, &mut [ns]);
+                }
+                return;
+            }
+            Kind::Alloc(a) => {
+                // Reverse of an allocation: every use of the shadow is behind us.
+                if self.sh.sh.contains_key(&i) {
+                    let s = self.shadow(i);
+                    let free = libc_function(self.g.module(), a.free);
+                    self.e.call(free, &mut [s]);
+                }
+                return;
+            }
+            Kind::MemSet => {
+                let p = ir::operand(i, 0);
+                if self.mem.status(p) == PtrStatus::Shadowed {
+                    let sp = self.shadow(p);
+                    let len = self.primal(ir::operand(i, 2));
+                    unsafe {
+                        let zero = LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0);
+                        LLVMBuildMemSet(self.e.b, sp, zero, len, 1);
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        let t = ir::type_of(i);
+        if !ir::is_real(t) {
+            return;
+        }
+        // In a loop, contributions can come later in generation order (through
+        // a header phi along the back edge), so every used value gets its slot;
+        // deciding "no slot yet, so zero" here would drop them.
+        if unsafe { LLVMGetFirstUse(i).is_null() } {
+            return;
+        }
+        let slot = self.adj_slot(i);
+        let d = self.e.load(t, slot);
+        // Cleared, so an earlier loop instance of `i` starts from zero.
+        self.e.store(self.e.adjoint_zero(t), slot);
+        match kind {
+            Kind::Rule(r) => {
+                let ops = rule_operands(i, r);
+                // Adjoints flow only into operands that vary with the inputs.
+                let active: Vec<bool> =
+                    ops.iter().map(|o| carries_adjoint(*o) && self.mem.varied.contains(o)).collect();
+                // Only the primal values the partials of active operands mention are
+                // fetched (and so kept for the reverse sweep); `fma(a, b, c)` never needs `c`.
+                let args: Vec<Value> = ops
+                    .iter()
+                    .enumerate()
+                    .map(|(k, o)| {
+                        let needed = r
+                            .partials
+                            .iter()
+                            .enumerate()
+                            .any(|(j, p)| active[j] && p.as_ref().is_some_and(|p| p.uses_param(k)));
+                        if needed {
+                            self.primal(*o)
+                        } else {
+                            unsafe { LLVMGetUndef(ir::type_of(*o)) }
+                        }
+                    })
+                    .collect();
+                let result = r
+                    .partials
+                    .iter()
+                    .enumerate()
+                    .any(|(j, p)| active[j] && p.as_ref().is_some_and(|p| p.uses_result()))
+                    .then(|| self.primal(i));
+                for (k, op) in ops.iter().enumerate() {
+                    let Some(partial) = &r.partials[k] else {
+                        continue;
+                    };
+                    if !active[k] {
+                        continue;
+                    }
+                    let mut res = || result.expect("result computed when a partial uses it");
+                    if let Some(c) = self.e.scaled_partial(partial, t, &args, &mut res, d) {
+                        self.accumulate(*op, c);
+                    }
+                }
+            }
+            Kind::FloatCast => {
+                let op = ir::operand(i, 0);
+                let c = self.e.convert_float(d, ir::type_of(op));
+                self.accumulate(op, c);
+            }
+            Kind::Identity => self.accumulate(ir::operand(i, 0), d),
+            Kind::Lanes | Kind::Reduce(_) => {
+                let needed: HashMap<Value, Value> =
+                    crate::lanes::primals_needed(i, &kind).into_iter().map(|v| (v, self.primal(v))).collect();
+                let primal = |v: Value| needed[&v];
+                let parts = match kind {
+                    Kind::Reduce(op) => crate::lanes::reduce_adjoints(&self.e, i, op, d, primal),
+                    _ => crate::lanes::lanes_adjoints(&self.e, i, d, primal),
+                };
+                for (v, c) in parts {
+                    self.accumulate(v, c);
+                }
+            }
+            Kind::Select => {
+                let c = self.primal(ir::operand(i, 0));
+                let z = self.e.zero(t);
+                let (a, b) = (ir::operand(i, 1), ir::operand(i, 2));
+                if carries_adjoint(a) {
+                    let v = self.e.select(c, d, z);
+                    self.accumulate(a, v);
+                }
+                if carries_adjoint(b) {
+                    let v = self.e.select(c, z, d);
+                    self.accumulate(b, v);
+                }
+            }
+            Kind::Load => {
+                let p = ir::operand(i, 0);
+                if self.mem.status(p) == PtrStatus::Shadowed {
+                    let sp = self.shadow(p);
+                    let old = self.e.load_like(t, sp, i);
+                    let new = self.e.add(old, d);
+                    self.e.store_like(new, sp, i);
+                }
+            }
+            Kind::Inactive
+            | Kind::Call(_)
+            | Kind::Phi
+            | Kind::Return
+            | Kind::Store
+            | Kind::Gep
+            | Kind::Alloca
+            | Kind::PtrCast
+            | Kind::MemSet
+            | Kind::MemCpy
+            | Kind::Alloc(_)
+            | Kind::Free
+            | Kind::Realloc
+            | Kind::LibCall => {}
+            Kind::Unsupported { .. } => unreachable!("validated before generation"),
+        }
+    }
+
+    /// The primal value of `v` at the current point of the reverse sweep.
+    pub(super) fn primal(&mut self, v: Value) -> Value {
+        let n = self.map.get(&v).copied().unwrap_or(v);
+        self.fetch(n)
+    }
+
+    /// The shadow of pointer `v` at the current point of the reverse sweep.
+    pub(super) fn shadow(&mut self, v: Value) -> Value {
+        let s = self.sh.of(v);
+        self.fetch(s)
+    }
+
+    /// The adjoint slot of `v`, made (zeroed) on first use.
+    pub(super) fn adj_slot(&mut self, v: Value) -> Value {
+        if let Some(s) = self.adj.get(&v) {
+            return *s;
+        }
+        let t = ir::type_of(v);
+        unsafe {
+            let s = LLVMBuildAlloca(self.slots, t, c"adj".as_ptr());
+            LLVMBuildStore(self.slots, crate::emit::adjoint_zero(t), s);
+            self.adj.insert(v, s);
+            s
+        }
+    }
+
+    /// `v̄ += delta` at the current point.
+    pub(super) fn accumulate(&mut self, v: Value, delta: Value) {
+        if !carries_adjoint(v) {
+            return;
+        }
+        let t = ir::type_of(v);
+        let slot = self.adj_slot(v);
+        let old = self.e.load(t, slot);
+        let new = self.e.add(old, delta);
+        self.e.store(new, slot);
+    }
+}
+
+/// Only float instructions and arguments have adjoints; constants do not.
+fn carries_adjoint(v: Value) -> bool {
+    (ir::is_instruction(v) || ir::is_argument(v)) && ir::is_real(ir::type_of(v))
+}

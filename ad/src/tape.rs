@@ -1,0 +1,406 @@
+//! What the reverse sweep needs from the forward sweep: values saved in
+//! slots or on per-loop tapes indexed by the loop instance, loop instance
+//! counters, and which predecessor each block was entered from.
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+use crate::ir::{self, Block, Type, Value};
+use crate::memory::{self};
+use crate::runtime::tape_grow_function;
+
+use crate::body::EMPTY;
+use crate::reverse::Reverse;
+
+impl<'g> Reverse<'g> {
+    /// In each loop's preheader, the instance number the entry starts at.
+    pub(super) fn record_loop_entries(&mut self) {
+        for l in 0..self.cfg.loops.len() {
+            let header = self.cfg.loops[l].header;
+            let outside: Vec<Block> =
+                self.cfg.preds[&header].iter().copied().filter(|p| !self.cfg.loops[l].blocks.contains(p)).collect();
+            let [pre] = outside.as_slice() else { continue };
+            if !self.cfg.live.contains(pre) {
+                continue;
+            }
+            unsafe {
+                let tmp = LLVMCreateBuilderInContext(self.e.ctx);
+                LLVMPositionBuilderBefore(tmp, ir::terminator(self.fwd[pre]));
+                let i64t = LLVMInt64TypeInContext(self.e.ctx);
+                let v = LLVMBuildLoad2(tmp, i64t, self.count[l], c"entry".as_ptr());
+                LLVMDisposeBuilder(tmp);
+                self.entry_instance.insert(l, v);
+            }
+        }
+    }
+
+    /// For a counted loop `l`, the tape length that its current entry needs
+    /// (first instance + an upper bound of its trip count), computed in its
+    /// preheader; `None` when the count is not known on entry.
+    pub(super) fn reservation(&mut self, l: usize) -> Option<Value> {
+        if let Some(r) = self.reserved.get(&l) {
+            return *r;
+        }
+        let r = self.compute_reservation(l);
+        self.reserved.insert(l, r);
+        r
+    }
+
+    pub(super) fn compute_reservation(&mut self, l: usize) -> Option<Value> {
+        let entry = *self.entry_instance.get(&l)?;
+        let c = crate::trip::counted(&self.cfg, &self.cfg.loops[l])?;
+        let width = ir::int_width(ir::type_of(c.start));
+        if width > 64 {
+            return None;
+        }
+        let pre = ir::parent_block(entry);
+        unsafe {
+            let b = LLVMCreateBuilderInContext(self.e.ctx);
+            LLVMPositionBuilderBefore(b, ir::terminator(pre));
+            let i64t = LLVMInt64TypeInContext(self.e.ctx);
+            let widen = |v: Value| {
+                if c.unsigned {
+                    LLVMBuildZExtOrBitCast(b, v, i64t, EMPTY)
+                } else {
+                    LLVMBuildSExtOrBitCast(b, v, i64t, EMPTY)
+                }
+            };
+            let s = widen(self.map.get(&c.start).copied().unwrap_or(c.start));
+            let e = widen(self.map.get(&c.bound).copied().unwrap_or(c.bound));
+            let diff = if c.step > 0 { LLVMBuildSub(b, e, s, EMPTY) } else { LLVMBuildSub(b, s, e, EMPTY) };
+            let per = LLVMBuildSDiv(b, diff, LLVMConstInt(i64t, c.step.unsigned_abs(), 0), EMPTY);
+            // One more for a test on the next value, one for the last header visit.
+            let trip = LLVMBuildAdd(b, per, LLVMConstInt(i64t, 2, 0), EMPTY);
+            // Nothing reserved for an empty range or an implausible count (the
+            // tape still grows as needed).
+            let neg = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntSLT, diff, LLVMConstInt(i64t, 0, 0), EMPTY);
+            let huge =
+                LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, trip, LLVMConstInt(i64t, 1 << 32, 0), EMPTY);
+            let skip = LLVMBuildOr(b, neg, huge, EMPTY);
+            let trip = LLVMBuildSelect(b, skip, LLVMConstInt(i64t, 0, 0), trip, EMPTY);
+            let need = LLVMBuildAdd(b, entry, trip, c"reserve".as_ptr());
+            LLVMDisposeBuilder(b);
+            Some(need)
+        }
+    }
+
+    /// The loop whose header is the forward block holding `n`, if `n` is a
+    /// phi there.
+    pub(super) fn header_loop_of(&self, n: Value) -> Option<usize> {
+        if ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMPHI {
+            return None;
+        }
+        let b = *self.prep_block.get(&ir::parent_block(n))?;
+        self.cfg.loops.iter().position(|l| l.header == b)
+    }
+
+    /// Which iteration of its current entry the reverse sweep is in, counted
+    /// from 0, for loop `l`: `instance - first instance of the entry`.
+    pub(super) fn iteration(&mut self, l: usize) -> Option<Value> {
+        let entry = *self.entry_instance.get(&l)?;
+        let start = self.fetch(entry);
+        let now = self.rev_instance_here(l);
+        Some(unsafe { LLVMBuildSub(self.e.b, now, start, c"iteration".as_ptr()) })
+    }
+
+    /// An induction variable `i = start + step * k` (a header phi fed back
+    /// `i + step` by the latch) in iteration `k`, computed instead of taped.
+    pub(super) fn induction_value(&mut self, n: Value) -> Option<Value> {
+        let l = self.header_loop_of(n)?;
+        let t = ir::type_of(n);
+        if !ir::is_int(t) {
+            return None;
+        }
+        let lp = &self.cfg.loops[l];
+        let (mut start, mut next) = (None, None);
+        for (v, b) in ir::incoming(n) {
+            let pb = *self.prep_block.get(&b)?;
+            if lp.blocks.contains(&pb) {
+                next = Some(v);
+            } else {
+                start = Some(v);
+            }
+        }
+        let (start, next) = (start?, next?);
+        if ir::opcode(next) != llvm_sys::LLVMOpcode::LLVMAdd {
+            return None;
+        }
+        let (a, b) = (ir::operand(next, 0), ir::operand(next, 1));
+        let step = match (a == n, b == n) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => return None,
+        };
+        if unsafe { LLVMIsAConstantInt(step).is_null() } {
+            return None;
+        }
+        let k = self.iteration(l)?;
+        let s = self.fetch(start);
+        unsafe {
+            let k = LLVMBuildTruncOrBitCast(self.e.b, k, t, EMPTY);
+            let off = LLVMBuildMul(self.e.b, k, step, EMPTY);
+            Some(LLVMBuildAdd(self.e.b, s, off, c"induction".as_ptr()))
+        }
+    }
+
+    /// In a loop header: number this execution (the instance), for the tape.
+    pub(super) fn count_instance(&mut self, b: Block) {
+        let Some(l) = self.cfg.loops.iter().position(|l| l.header == b) else { return };
+        unsafe {
+            let i64t = LLVMInt64TypeInContext(self.e.ctx);
+            let id = LLVMBuildLoad2(self.e.b, i64t, self.count[l], c"instance".as_ptr());
+            let next = LLVMBuildAdd(self.e.b, id, LLVMConstInt(i64t, 1, 0), EMPTY);
+            LLVMBuildStore(self.e.b, next, self.count[l]);
+            self.instance.insert(l, id);
+        }
+    }
+
+    /// In a block with several predecessors, records which one we came from.
+    pub(super) fn record_selector(&mut self, b: Block) {
+        if self.cfg.preds[&b].len() <= 1 {
+            return;
+        }
+        let preds = self.cfg.preds[&b].clone();
+        unsafe {
+            let i32t = LLVMInt32TypeInContext(self.e.ctx);
+            let phi = LLVMBuildPhi(self.e.b, i32t, c"from".as_ptr());
+            for (k, p) in preds.iter().enumerate() {
+                // One phi entry per edge, so duplicate edges (switch cases) are counted.
+                let edges = ir::successors(ir::terminator(*p)).into_iter().filter(|s| *s == b).count();
+                for _ in 0..edges {
+                    let mut v = LLVMConstInt(i32t, k as u64, 0);
+                    let mut nb = self.fwd[p];
+                    LLVMAddIncoming(phi, &mut v, &mut nb, 1);
+                }
+            }
+            self.selector.insert(b, phi);
+        }
+    }
+
+    /// In a loop header, which predecessor we came from follows from the
+    /// iteration: the first came from outside the loop, the others from the latch.
+    pub(super) fn header_selector(&mut self, b: Block) -> Option<Value> {
+        let l = self.cfg.loops.iter().position(|l| l.header == b)?;
+        let preds = self.cfg.preds[&b].clone();
+        if preds.len() != 2 {
+            return None;
+        }
+        let inside = |p: &Block| self.cfg.loops[l].blocks.contains(p);
+        let outside_index = preds.iter().position(|p| !inside(p))? as u64;
+        let latch_index = preds.iter().position(inside)? as u64;
+        let k = self.iteration(l)?;
+        unsafe {
+            let i32t = LLVMInt32TypeInContext(self.e.ctx);
+            let first = LLVMBuildICmp(
+                self.e.b,
+                llvm_sys::LLVMIntPredicate::LLVMIntEQ,
+                k,
+                LLVMConstInt(LLVMTypeOf(k), 0, 0),
+                EMPTY,
+            );
+            Some(LLVMBuildSelect(
+                self.e.b,
+                first,
+                LLVMConstInt(i32t, outside_index, 0),
+                LLVMConstInt(i32t, latch_index, 0),
+                EMPTY,
+            ))
+        }
+    }
+
+    /// A forward-sweep value at the current point of the reverse sweep.
+    ///
+    /// Values from the slot block and the forward entry block are used as
+    /// they are (those blocks dominate the reverse sweep). Others are saved
+    /// at the end of their block: in a stack slot outside loops, on a tape
+    /// indexed by the loop instance inside a loop.
+    pub(super) fn fetch(&mut self, n: Value) -> Value {
+        self.fetch_at_depth(n, 0)
+    }
+
+    /// Constants, arguments and values of the slot block or the forward
+    /// entry block: they dominate the reverse sweep, so it uses them as they are.
+    pub(super) fn available_as_is(&self, v: Value) -> bool {
+        !ir::is_instruction(v) || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(v))
+    }
+
+    pub(super) fn fetch_at_depth(&mut self, n: Value, depth: u32) -> Value {
+        if self.available_as_is(n) {
+            return n;
+        }
+        let here = self.e.current_block();
+        if let Some(x) = self.loaded.get(&(here, n)) {
+            return *x;
+        }
+        if let Some(x) = self.induction_value(n) {
+            self.loaded.insert((here, n), x);
+            return x;
+        }
+        if depth < 6 && (recomputable(n) || self.rereadable(n) || self.float_recomputable(n)) {
+            // Cheaper to compute again from its operands than to keep on a tape.
+            let ops: Vec<Value> =
+                (0..ir::operand_count(n)).map(|k| self.fetch_at_depth(ir::operand(n, k), depth + 1)).collect();
+            let x = unsafe {
+                let x = LLVMInstructionClone(n);
+                LLVMInsertIntoBuilder(self.e.b, x);
+                for (k, o) in ops.into_iter().enumerate() {
+                    LLVMSetOperand(x, k as u32, o);
+                }
+                x
+            };
+            self.loaded.insert((here, n), x);
+            return x;
+        }
+        let t = ir::type_of(n);
+        let block = self.prep_block[&ir::parent_block(n)];
+        let x = match self.cfg.innermost.get(&block).copied() {
+            None => {
+                let slot = match self.cache.get(&n) {
+                    Some(s) => *s,
+                    None => unsafe {
+                        let s = LLVMBuildAlloca(self.slots, t, c"cache".as_ptr());
+                        let tmp = LLVMCreateBuilderInContext(self.e.ctx);
+                        LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
+                        LLVMBuildStore(tmp, n, s);
+                        LLVMDisposeBuilder(tmp);
+                        self.cache.insert(n, s);
+                        s
+                    },
+                };
+                self.e.load(t, slot)
+            }
+            Some(l) => {
+                let tape = match self.cache.get(&n) {
+                    Some(s) => *s,
+                    None => self.new_tape(n, l),
+                };
+                let id = self.rev_instance_here(l);
+                unsafe {
+                    let buf = LLVMBuildLoad2(self.e.b, LLVMPointerTypeInContext(self.e.ctx, 0), tape, EMPTY);
+                    let mut idx = [id];
+                    let p = LLVMBuildGEP2(self.e.b, t, buf, idx.as_mut_ptr(), 1, EMPTY);
+                    let x = self.e.load(t, p);
+                    LLVMSetAlignment(x, tape_alignment(self.g.module(), t));
+                    x
+                }
+            }
+        };
+        self.loaded.insert((here, n), x);
+        x
+    }
+
+    /// A cheap float operation (`fadd`, `fsub`, `fmul`, `fneg`) worth
+    /// computing again in the reverse sweep rather than taping: at most one of
+    /// its distinct operands costs anything to fetch, so recomputing never
+    /// keeps more values than taping `n` would (`u * u` keeps `u`, which the
+    /// partials of `u`'s other uses usually need anyway). The result is the
+    /// same bits: the instruction is cloned with its flags.
+    pub(super) fn float_recomputable(&self, n: Value) -> bool {
+        use llvm_sys::LLVMOpcode::*;
+        if !matches!(ir::opcode(n), LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFNeg) || self.cache.contains_key(&n) {
+            return false;
+        }
+        let mut costly: Vec<Value> = Vec::new();
+        for k in 0..ir::operand_count(n) {
+            let o = ir::operand(n, k);
+            let free = self.available_as_is(o) || self.cache.contains_key(&o) || recomputable(o);
+            if !free && !costly.contains(&o) {
+                costly.push(o);
+            }
+        }
+        costly.len() <= 1
+    }
+
+    /// A load from the caller's memory (an argument's or a global's) when the
+    /// function writes none: the value is still there in the reverse sweep.
+    pub(super) fn rereadable(&self, n: Value) -> bool {
+        if !self.inputs_unchanged || ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMLoad {
+            return false;
+        }
+        let root = memory::root_of(ir::operand(n, 0));
+        unsafe { ir::is_argument(root) || !LLVMIsAGlobalVariable(root).is_null() }
+    }
+
+    /// The instance of loop `l` being reversed, loaded once per reverse block.
+    pub(super) fn rev_instance_here(&mut self, l: usize) -> Value {
+        let here = self.e.current_block();
+        if let Some(v) = self.loaded_instance.get(&(here, l)) {
+            return *v;
+        }
+        let v = unsafe {
+            LLVMBuildLoad2(self.e.b, LLVMInt64TypeInContext(self.e.ctx), self.rev_instance[l], c"instance".as_ptr())
+        };
+        self.loaded_instance.insert((here, l), v);
+        v
+    }
+
+    /// A tape for forward value `n` of loop `l`: each instance of the loop
+    /// writes `n` at its instance number, growing the buffer as needed.
+    pub(super) fn new_tape(&mut self, n: Value, l: usize) -> Value {
+        unsafe {
+            let ctx = self.e.ctx;
+            let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+            let i64t = LLVMInt64TypeInContext(ctx);
+            let t = ir::type_of(n);
+            let buf_slot = LLVMBuildAlloca(self.slots, ptr_t, c"tape".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstNull(ptr_t), buf_slot);
+            let cap_slot = LLVMBuildAlloca(self.slots, i64t, c"tape.cap".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstInt(i64t, 0, 0), cap_slot);
+            let grow = tape_grow_function(self.g.module());
+            if let Some(need) = self.reservation(l) {
+                // Sized once on entry to the loop, so its iterations need not grow it.
+                let pre = LLVMCreateBuilderInContext(ctx);
+                LLVMPositionBuilderBefore(pre, ir::terminator(ir::parent_block(need)));
+                let mut args = [buf_slot, cap_slot, need, LLVMSizeOf(t)];
+                LLVMBuildCall2(pre, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
+                LLVMDisposeBuilder(pre);
+            }
+            let tmp = LLVMCreateBuilderInContext(ctx);
+            LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
+            let id = self.instance[&l];
+            let need = LLVMBuildAdd(tmp, id, LLVMConstInt(i64t, 1, 0), EMPTY);
+            let mut args = [buf_slot, cap_slot, need, LLVMSizeOf(t)];
+            let buf = LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
+            let mut idx = [id];
+            let p = LLVMBuildGEP2(tmp, t, buf, idx.as_mut_ptr(), 1, EMPTY);
+            let s = LLVMBuildStore(tmp, n, p);
+            LLVMSetAlignment(s, tape_alignment(self.g.module(), t));
+            LLVMDisposeBuilder(tmp);
+            self.cache.insert(n, buf_slot);
+            self.tapes.push(buf_slot);
+            buf_slot
+        }
+    }
+}
+
+/// Pure integer and address arithmetic: recomputed in the reverse sweep from
+/// its (fetched) operands instead of being saved.
+fn recomputable(n: Value) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    let t = ir::type_of(n);
+    let scalar = ir::is_int(t) || ir::is_pointer(t);
+    scalar
+        && matches!(
+            ir::opcode(n),
+            LLVMGetElementPtr
+                | LLVMBitCast
+                | LLVMAddrSpaceCast
+                | LLVMAdd
+                | LLVMSub
+                | LLVMMul
+                | LLVMShl
+                | LLVMAnd
+                | LLVMOr
+                | LLVMXor
+                | LLVMZExt
+                | LLVMSExt
+                | LLVMTrunc
+                | LLVMICmp
+        )
+}
+
+/// The alignment of tape entries of type `t`: their own, but no more than
+/// what `malloc`/`realloc` guarantee for the buffer (a `<4 x double>` wants 32).
+fn tape_alignment(module: LLVMModuleRef, t: Type) -> u32 {
+    unsafe { llvm_sys::target::LLVMABIAlignmentOfType(llvm_sys::target::LLVMGetModuleDataLayout(module), t).min(16) }
+}
