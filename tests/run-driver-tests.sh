@@ -68,5 +68,10 @@ check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'e
 check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
 check "-fenzyme-print-activity describes the analysis (and is not passed to clang)" bash -c "$CC -O2 -fenzyme-print-activity main.c lib.c -o app8 -lm 2>&1 | grep -q 'activity of .energy.' && ./app8"
 check "enzyme-c++ builds C++" bash -c "printf '%s\n' '#include <enzyme/enzyme.h>' '#include <cmath>' 'static double f(double x) { return std::exp(x) * x; }' 'int main() { double x = 0.3; return std::fabs(__enzyme_autodiff<double>((void *)f, x) - std::exp(x) * (1 + x)) > 1e-12; }' > t.cpp && ${ENZYME_CXX:-enzyme-c++} -O2 t.cpp -o cxx && ./cxx"
+# Enzyme's own build recipes load its plugins; the engine is built in here.
+check "Enzyme's plugin flags are accepted (and said with -v to be unneeded)" bash -c "$CC -O2 -v -fplugin=/opt/enzyme/ClangEnzyme-22.so -Xclang -load -Xclang /opt/enzyme/ClangEnzyme-22.so -fpass-plugin=/opt/enzyme/LLVMEnzyme-22.so main.c lib.c -Wl,--as-needed,--load-pass-plugin=/opt/enzyme/LLDEnzyme-22.so -o app9 -lm 2>notes.txt && grep -q 'ClangEnzyme-22.so. is not needed' notes.txt && ./app9"
+check "Enzyme's plugin flags on a compile step" bash -c "$CC -O2 -c -fplugin=/x/ClangEnzyme-22.so lib.c -o libp.o && $CC -O2 -fpass-plugin=/x/LLVMEnzyme-22.so main.c libp.o -o app10 -lm && ./app10"
+check "-mllvm -enzyme-print-activity maps to -fenzyme-print-activity" bash -c "$CC -O2 -mllvm -enzyme-print-activity main.c lib.c -o app11 -lm 2>&1 | grep -q 'activity of .energy.'"
+check "-mllvm -enzyme-<other> is refused, naming it" bash -c "! $CC -O2 -mllvm -enzyme-loose-types main.c lib.c -o app12 -lm 2>err.txt && grep -q 'enzyme-loose-types. is an option of Enzyme' err.txt && test ! -e app12"
 echo "driver flags: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -440,3 +440,8 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
     }
     None
 }
+
+/// Calls and invokes: both name a callee as their last operand.
+pub(crate) fn is_call_or_invoke(i: Value) -> bool {
+    matches!(opcode(i), llvm_sys::LLVMOpcode::LLVMCall | llvm_sys::LLVMOpcode::LLVMInvoke)
+}

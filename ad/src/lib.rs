@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+mod bits;
 mod body;
 mod cfg;
 mod classify;

@@ -47,6 +47,11 @@ pub(crate) struct Memory {
     pub int_stores_clearing: HashSet<Value>,
 }
 
+/// Whether a value is an all-zero integer constant.
+fn is_zero_constant(v: Value) -> bool {
+    unsafe { ir::is_int(ir::type_of(v)) && LLVMIsNull(v) != 0 && !LLVMIsAConstant(v).is_null() }
+}
+
 /// Whether a constant pointer is null or undefined (compatible with any status).
 fn is_null_like(v: Value) -> bool {
     unsafe { !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() }
@@ -703,6 +708,8 @@ fn usage_elem(f: Value, root: Value) -> Option<Elem> {
         for i in ir::instructions(b) {
             let (ptr, t) = match ir::opcode(i) {
                 LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+                // Zero bytes (a small `memset`) are zero in any type: no evidence.
+                LLVMOpcode::LLVMStore if is_zero_constant(ir::operand(i, 0)) => continue,
                 LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
                 _ => continue,
             };

@@ -91,7 +91,7 @@ impl Prep {
         while let Some(c) = work.pop() {
             for b in ir::blocks(c) {
                 for i in ir::instructions(b) {
-                    if !is_call_or_invoke(i) {
+                    if !ir::is_call_or_invoke(i) {
                         continue;
                     }
                     let Some(callee) = ir::called_function(i) else { continue };
@@ -136,7 +136,7 @@ impl Prep {
         for c in &fresh {
             for b in ir::blocks(*c) {
                 for i in ir::instructions(b) {
-                    if is_call_or_invoke(i) {
+                    if ir::is_call_or_invoke(i) {
                         if let Some(callee) = ir::called_function(i) {
                             if let Some(cc) = self.clone_of.get(&callee) {
                                 unsafe { LLVMSetOperand(i, ir::operand_count(i) - 1, *cc) };
@@ -151,7 +151,7 @@ impl Prep {
         inline_clones(module, &all)?;
         for c in &fresh {
             run_pipeline(*c)?;
-            integer_copies_to_memcpy(*c);
+            crate::bits::canonicalise(*c);
             // The optimiser turns code with undefined behaviour into `unreachable`;
             // a clone that lost every return would differentiate into garbage.
             let orig = self.original_of[c];
@@ -331,104 +331,6 @@ fn returns(f: Value) -> bool {
     cfg.order.iter().any(|b| ir::opcode(ir::terminator(*b)) == llvm_sys::LLVMOpcode::LLVMRet)
 }
 
-/// Rewrites each integer copy (`%v = load iN, ptr %p` whose only use is
-/// `store iN %v, ptr %q` later in the same block, with no memory write in
-/// between) as `memcpy(q, p, N/8)`. The optimiser makes such pairs out of
-/// small `memcpy`s; as integers they would carry no derivative even when the
-/// bytes are floats, while a `memcpy` is typed from the same evidence as any
-/// copy (TBAA, stack slots, the function's own accesses, hints) and refused
-/// when that evidence is missing. The post-AD optimiser turns it back.
-fn integer_copies_to_memcpy(f: Value) {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
-        let builder = LLVMCreateBuilderInContext(ctx);
-        let tbaa = LLVMGetMDKindIDInContext(ctx, c"tbaa".as_ptr(), 4);
-        // Found first, rewritten after: rewriting erases instructions the walk would visit.
-        let mut pairs = Vec::new();
-        for b in ir::blocks(f) {
-            for load in ir::instructions(b) {
-                if let Some(store) = integer_copy_store(load) {
-                    pairs.push((load, store));
-                }
-            }
-        }
-        for (load, store) in pairs {
-            LLVMPositionBuilderBefore(builder, store);
-            let bytes = ir::int_width(ir::type_of(load)) / 8;
-            let size = LLVMConstInt(LLVMInt64TypeInContext(ctx), bytes as u64, 0);
-            let copy = LLVMBuildMemCpy(
-                builder,
-                ir::operand(store, 1),
-                LLVMGetAlignment(store),
-                ir::operand(load, 0),
-                LLVMGetAlignment(load),
-                size,
-            );
-            let tag = LLVMGetMetadata(load, tbaa);
-            let tag = if tag.is_null() { LLVMGetMetadata(store, tbaa) } else { tag };
-            if !tag.is_null() {
-                LLVMSetMetadata(copy, tbaa, tag);
-            }
-            let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(store);
-            if !loc.is_null() {
-                llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(copy, loc);
-            }
-            LLVMInstructionEraseFromParent(store);
-            LLVMInstructionEraseFromParent(load);
-        }
-        LLVMDisposeBuilder(builder);
-    }
-}
-
-/// The store that makes `load` one half of an integer copy (see
-/// [`integer_copies_to_memcpy`]).
-fn integer_copy_store(load: Value) -> Option<Value> {
-    use llvm_sys::LLVMOpcode::*;
-    unsafe {
-        if ir::opcode(load) != LLVMLoad || !ir::is_int(ir::type_of(load)) {
-            return None;
-        }
-        let bits = ir::int_width(ir::type_of(load));
-        if bits < 32 || bits % 8 != 0 || LLVMGetVolatile(load) != 0 || is_atomic(load) {
-            return None;
-        }
-        let first_use = LLVMGetFirstUse(load);
-        if first_use.is_null() || !LLVMGetNextUse(first_use).is_null() {
-            return None;
-        }
-        let store = LLVMGetUser(first_use);
-        if ir::opcode(store) != LLVMStore
-            || ir::operand(store, 0) != load
-            || ir::parent_block(store) != ir::parent_block(load)
-            || LLVMGetVolatile(store) != 0
-            || is_atomic(store)
-        {
-            return None;
-        }
-        // Nothing between them may write memory: the copy reads at the store.
-        let mut between = LLVMGetNextInstruction(load);
-        while between != store {
-            if between.is_null()
-                || !LLVMIsAStoreInst(between).is_null()
-                || is_call_or_invoke(between)
-                || matches!(ir::opcode(between), LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence)
-            {
-                return None;
-            }
-            between = LLVMGetNextInstruction(between);
-        }
-        Some(store)
-    }
-}
-
-fn is_atomic(i: Value) -> bool {
-    unsafe { LLVMGetOrdering(i) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
-}
-
-/// Calls and invokes: both name a callee as their last operand.
-fn is_call_or_invoke(i: Value) -> bool {
-    matches!(ir::opcode(i), llvm_sys::LLVMOpcode::LLVMCall | llvm_sys::LLVMOpcode::LLVMInvoke)
-}
 
 /// Metadata kind marking calls that were `invoke`s in the user's code.
 pub(crate) const WAS_INVOKE: &str = "enzyme_rs.was_invoke";

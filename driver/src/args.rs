@@ -128,6 +128,121 @@ pub struct Invocation {
     pub all_args: Vec<String>,
     /// `-fenzyme-print-activity`: describe the analysis of each differentiated function.
     pub print_activity: bool,
+    /// What was dropped from the command line as not needed here (Enzyme's
+    /// plugins), said with `-v`.
+    pub notes: Vec<String>,
+}
+
+/// Whether a path names one of Enzyme's plugins (`ClangEnzyme-22.so`,
+/// `LLVMEnzyme-22.so`, `LLDEnzyme-22.so`).
+fn is_enzyme_plugin(path: &str) -> bool {
+    let file = Path::new(path).file_name().and_then(|f| f.to_str()).unwrap_or(path);
+    ["ClangEnzyme", "LLVMEnzyme", "LLDEnzyme"].iter().any(|p| file.starts_with(p))
+}
+
+/// Enzyme's `-mllvm -enzyme-*` options: the ones with a meaning here set
+/// it; the others are refused (they would change Enzyme's behaviour in a way
+/// this engine would silently not follow).
+fn enzyme_llvm_option(opt: &str, inv: &mut Invocation) -> Result<(), DriverError> {
+    let name = opt.split('=').next().unwrap_or(opt);
+    match name {
+        "-enzyme-print-activity" => inv.print_activity = true,
+        // Only report what Enzyme does: nothing changes in the derivatives.
+        "-enzyme-print" | "-enzyme-print-type" | "-enzyme-print-perf" => {
+            inv.notes.push(format!("`{opt}` is Enzyme's debugging output; enzyme-rs ignores it (see -fenzyme-print-activity and ENZYME_DUMP_IR)"));
+        }
+        _ => {
+            return Err(DriverError::Usage(format!(
+                "`-mllvm {opt}` is an option of Enzyme's LLVM plugin that enzyme-rs does not implement; remove it \
+                 (enzyme-rs understands -enzyme-print-activity)"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Takes Enzyme's plugin flags out of a command line: `-fplugin=`,
+/// `-fpass-plugin=`, `-Xclang -load -Xclang`, `-Wl,--load-pass-plugin=` and
+/// `-Wl,-mllvm,-load=` naming Enzyme's plugins (the engine is built in, so
+/// they are not needed and the files may not exist), and `-mllvm
+/// -enzyme-*` / `-Wl,-mllvm,-enzyme-*` options.
+fn strip_enzyme_plugin_flags(args: Vec<String>, inv: &mut Invocation) -> Result<Vec<String>, DriverError> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut i = 0;
+    let not_needed = |inv: &mut Invocation, what: &str| {
+        inv.notes.push(format!("`{what}` is not needed: enzyme-rs has the AD engine built in; ignored"));
+    };
+    while i < args.len() {
+        let a = args[i].as_str();
+        let next = args.get(i + 1).map(String::as_str);
+        if let Some(p) = a.strip_prefix("-fplugin=").or_else(|| a.strip_prefix("-fpass-plugin=")) {
+            if is_enzyme_plugin(p) {
+                not_needed(inv, a);
+                i += 1;
+                continue;
+            }
+        }
+        if a == "-Xclang" && next == Some("-load") && args.get(i + 2).map(String::as_str) == Some("-Xclang") {
+            if let Some(p) = args.get(i + 3).filter(|p| is_enzyme_plugin(p)) {
+                not_needed(inv, &format!("-Xclang -load -Xclang {p}"));
+                i += 4;
+                continue;
+            }
+        }
+        if a == "-Xclang" && next.is_some_and(|n| n.starts_with("-fpass-plugin=") && is_enzyme_plugin(&n[14..])) {
+            not_needed(inv, &format!("-Xclang {}", next.unwrap_or_default()));
+            i += 2;
+            continue;
+        }
+        if a == "-mllvm" && next.is_some_and(|n| n.starts_with("-enzyme")) {
+            enzyme_llvm_option(next.unwrap_or_default(), inv)?;
+            i += 2;
+            continue;
+        }
+        if a == "-Xclang" && next == Some("-mllvm") && args.get(i + 2).map(String::as_str) == Some("-Xclang") {
+            if let Some(o) = args.get(i + 3).filter(|o| o.starts_with("-enzyme")) {
+                enzyme_llvm_option(o, inv)?;
+                i += 4;
+                continue;
+            }
+        }
+        if let Some(rest) = a.strip_prefix("-Wl,") {
+            // Keep the linker options that are not Enzyme's.
+            let parts: Vec<&str> = rest.split(',').collect();
+            let mut kept = Vec::new();
+            let mut k = 0;
+            while k < parts.len() {
+                let p = parts[k];
+                let plugin = p
+                    .strip_prefix("--load-pass-plugin=")
+                    .or_else(|| p.strip_prefix("-load-pass-plugin="))
+                    .or_else(|| p.strip_prefix("-load="))
+                    .or_else(|| p.strip_prefix("--load="));
+                if plugin.is_some_and(is_enzyme_plugin) {
+                    not_needed(inv, p);
+                    if kept.last() == Some(&"-mllvm") {
+                        kept.pop();
+                    }
+                } else if p == "-mllvm" && parts.get(k + 1).is_some_and(|n| n.starts_with("-enzyme")) {
+                    enzyme_llvm_option(parts[k + 1], inv)?;
+                    k += 1;
+                } else if let Some(o) = p.strip_prefix("-mllvm=").filter(|o| o.starts_with("-enzyme")) {
+                    enzyme_llvm_option(o, inv)?;
+                } else {
+                    kept.push(p);
+                }
+                k += 1;
+            }
+            if !kept.is_empty() {
+                out.push(format!("-Wl,{}", kept.join(",")));
+            }
+            i += 1;
+            continue;
+        }
+        out.push(args[i].clone());
+        i += 1;
+    }
+    Ok(out)
 }
 
 /// Flags that take their value as the next argument and only matter when compiling.
@@ -259,9 +374,12 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
         compile_flags: Vec::new(),
         link_items: Vec::new(),
         library_dirs: Vec::new(),
-        all_args: args.iter().filter(|a| !is_enzyme_flag(a)).cloned().collect(),
+        all_args: Vec::new(),
         print_activity: false,
+        notes: Vec::new(),
     };
+    let args = strip_enzyme_plugin_flags(args, &mut inv)?;
+    inv.all_args = args.iter().filter(|a| !is_enzyme_flag(a)).cloned().collect();
     let mut compile_only = false;
     let mut pass_through = false;
     let mut version = false;

@@ -90,6 +90,11 @@ pub fn run_from_env(language: Language) -> i32 {
 pub fn run(language: Language, args: Vec<String>) -> Result<i32, DriverError> {
     let args = args::expand_response_files(&args)?;
     let inv = args::classify(language, args)?;
+    if inv.verbose {
+        for n in &inv.notes {
+            eprintln!("{}: note: {n}", program_name(language));
+        }
+    }
     let tc = Toolchain::discover(language)?;
     match inv.action {
         Action::Version => {

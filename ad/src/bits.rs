@@ -1,0 +1,428 @@
+//! Float bits moved as integers. The optimiser turns small `memcpy`s into
+//! integer loads and stores, and forwards such an integer to a later float
+//! load as a `bitcast`; as integers the bytes would carry no derivative.
+//! [`canonicalise`] gives them their float type back where the IR says what
+//! it is, and otherwise makes them a `memcpy` again, which the memory
+//! analysis types from its usual evidence or refuses.
+
+use llvm_sys::core::*;
+use llvm_sys::LLVMOpcode::*;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{self, Value};
+
+/// Retypes float bits moved through integers in `f` (see the module doc).
+pub(crate) fn canonicalise(f: Value) {
+    retype_float_images(f);
+    integer_copies_to_memcpy(f);
+}
+
+/// Integers that only carry the bits of one float type: loads, phis and
+/// selects of them, fed by `bitcast float to iN` or loads, used only by
+/// stores, other members and `bitcast iN to float`. Such a web (what the
+/// optimiser makes of a small `memcpy` or `memmove` of floats, forwarded
+/// through loops) is retyped as floats: same bits, now differentiated.
+fn retype_float_images(f: Value) {
+    // Retyping erases instructions: find one web at a time, then look again.
+    while let Some((web, float)) = next_web(f) {
+        retype(&web, float);
+    }
+}
+
+/// The first web of float bits in `f` (seeded by a bitcast between an
+/// integer and a float, or by a stored integer).
+fn next_web(f: Value) -> Option<(Web, ir::Type)> {
+    let mut tried: HashSet<Value> = HashSet::new();
+    for b in ir::blocks(f) {
+        for i in ir::instructions(b) {
+            let (seed, float) = match ir::opcode(i) {
+                LLVMBitCast => {
+                    let (from, to) = (ir::type_of(ir::operand(i, 0)), ir::type_of(i));
+                    if ir::is_int(from) && ir::is_float(to) {
+                        (ir::operand(i, 0), to)
+                    } else if ir::is_float(from) && ir::is_int(to) {
+                        (i, from)
+                    } else {
+                        continue;
+                    }
+                }
+                // Integer bits stored: a copy, typed by the memory it moves.
+                LLVMStore if ir::is_instruction(ir::operand(i, 0)) => {
+                    let v = ir::operand(i, 0);
+                    let t = ir::type_of(v);
+                    if !ir::is_int(t) {
+                        continue;
+                    }
+                    let ctx = unsafe { LLVMGetTypeContext(t) };
+                    match ir::int_width(t) {
+                        64 => (v, unsafe { LLVMDoubleTypeInContext(ctx) }),
+                        32 => (v, unsafe { LLVMFloatTypeInContext(ctx) }),
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
+            if !tried.insert(seed) {
+                continue;
+            }
+            if let Some(web) = float_web(seed, float) {
+                return Some((web, float));
+            }
+        }
+    }
+    None
+}
+
+/// A web of integers carrying the bits of floats (see [`retype_float_images`]).
+struct Web {
+    /// Loads, phis, selects and `bitcast float to iN`, in discovery order.
+    members: Vec<Value>,
+    /// `bitcast iN to float` users, replaced by the member's float.
+    casts_out: Vec<Value>,
+    /// Stores of members.
+    stores: Vec<Value>,
+}
+
+fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
+    let bits = unsafe { llvm_sys::target::LLVMSizeOfTypeInBits(data_layout(seed)?, float) };
+    let mut web = Web { members: Vec::new(), casts_out: Vec::new(), stores: Vec::new() };
+    let mut seen = HashSet::new();
+    let mut work = vec![seed];
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        let t = ir::type_of(v);
+        if !ir::is_int(t) || ir::int_width(t) as u64 != bits || !ir::is_instruction(v) {
+            return None;
+        }
+        match ir::opcode(v) {
+            LLVMLoad if unsafe { LLVMGetVolatile(v) } == 0 && !is_atomic(v) => {}
+            LLVMBitCast if ir::type_of(ir::operand(v, 0)) == float => {}
+            LLVMPHI => {
+                for (x, _) in ir::incoming(v) {
+                    if !is_plain_constant(x) {
+                        work.push(x);
+                    }
+                }
+            }
+            LLVMSelect => {
+                for k in 1..3 {
+                    let x = ir::operand(v, k);
+                    if !is_plain_constant(x) {
+                        work.push(x);
+                    }
+                }
+            }
+            _ => return None,
+        }
+        web.members.push(v);
+        for u in users(v) {
+            match ir::opcode(u) {
+                LLVMStore if ir::operand(u, 0) == v && unsafe { LLVMGetVolatile(u) } == 0 && !is_atomic(u) => {
+                    if !web.stores.contains(&u) {
+                        web.stores.push(u);
+                    }
+                }
+                LLVMBitCast if ir::type_of(u) == float => {
+                    if !web.casts_out.contains(&u) {
+                        web.casts_out.push(u);
+                    }
+                }
+                LLVMPHI => work.push(u),
+                LLVMSelect if ir::operand(u, 0) != v => work.push(u),
+                _ => return None,
+            }
+        }
+    }
+    // Bits used as a float or made from one say so; otherwise the memory
+    // they are loaded from or stored to must.
+    let typed = !web.casts_out.is_empty()
+        || web.members.iter().any(|m| ir::opcode(*m) == LLVMBitCast)
+        || web
+            .members
+            .iter()
+            .filter(|m| ir::opcode(**m) == LLVMLoad)
+            .map(|m| ir::operand(*m, 0))
+            .chain(web.stores.iter().map(|s| ir::operand(*s, 1)))
+            .any(|p| memory_holds(p, float, &web));
+    typed.then_some(web)
+}
+
+/// Whether the memory `p` points into evidently holds `float`s: a stack slot
+/// of floats (arrays and structs of them), or memory the function otherwise
+/// only loads and stores as `float` (outside the web itself).
+fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
+    let root = root_of(p);
+    unsafe {
+        if !LLVMIsAAllocaInst(root).is_null() {
+            return only_of(LLVMGetAllocatedType(root), float);
+        }
+    }
+    if !ir::is_instruction(root) && !ir::is_argument(root) {
+        return false;
+    }
+    let f = if ir::is_argument(root) {
+        unsafe { LLVMGetParamParent(root) }
+    } else {
+        ir::parent_function(root)
+    };
+    let mut any = false;
+    for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+        let (ptr, t) = match ir::opcode(i) {
+            LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+            LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+            LLVMCall | LLVMInvoke => {
+                // A call may store anything through the pointer.
+                if (0..ir::call_arg_count(i)).any(|k| root_of(ir::operand(i, k)) == root)
+                    && !ir::called_function(i).is_some_and(|c| ir::name(c).starts_with("llvm."))
+                {
+                    return false;
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        if root_of(ptr) != root || web.members.contains(&i) || web.stores.contains(&i) {
+            continue;
+        }
+        if t != float {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Whether a type is `float`, or arrays/structs of nothing else.
+fn only_of(t: ir::Type, float: ir::Type) -> bool {
+    use llvm_sys::LLVMTypeKind::*;
+    unsafe {
+        match ir::kind(t) {
+            _ if t == float => true,
+            LLVMArrayTypeKind => only_of(LLVMGetElementType(t), float),
+            LLVMStructTypeKind => {
+                let n = LLVMCountStructElementTypes(t);
+                n > 0 && (0..n).all(|k| only_of(LLVMStructGetTypeAtIndex(t, k), float))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The base a pointer is computed from, through address arithmetic.
+fn root_of(mut p: Value) -> Value {
+    unsafe {
+        while !LLVMIsAGetElementPtrInst(p).is_null() {
+            p = LLVMGetOperand(p, 0);
+        }
+    }
+    p
+}
+
+fn retype(web: &Web, float: ir::Type) {
+    let mut map: HashMap<Value, Value> = HashMap::new();
+    unsafe {
+        let ctx = LLVMGetTypeContext(float);
+        let b = LLVMCreateBuilderInContext(ctx);
+        // New values first (phis empty), then operands, then users.
+        for m in &web.members {
+            let nv = match ir::opcode(*m) {
+                LLVMLoad => {
+                    LLVMPositionBuilderBefore(b, *m);
+                    let l = LLVMBuildLoad2(b, float, ir::operand(*m, 0), c"".as_ptr());
+                    LLVMSetAlignment(l, LLVMGetAlignment(*m));
+                    copy_debug_location(*m, l);
+                    l
+                }
+                LLVMBitCast => ir::operand(*m, 0),
+                LLVMPHI => {
+                    LLVMPositionBuilderBefore(b, *m);
+                    LLVMBuildPhi(b, float, c"".as_ptr())
+                }
+                _ => {
+                    // select: operands filled below.
+                    LLVMPositionBuilderBefore(b, *m);
+                    let undef = LLVMGetUndef(float);
+                    LLVMBuildSelect(b, ir::operand(*m, 0), undef, undef, c"".as_ptr())
+                }
+            };
+            map.insert(*m, nv);
+        }
+        let as_float = |x: Value, map: &HashMap<Value, Value>| -> Value {
+            map.get(&x).copied().unwrap_or_else(|| LLVMConstBitCast(x, float))
+        };
+        for m in &web.members {
+            match ir::opcode(*m) {
+                LLVMPHI => {
+                    for (x, blk) in ir::incoming(*m) {
+                        let mut v = as_float(x, &map);
+                        let mut bb = blk;
+                        LLVMAddIncoming(map[m], &mut v, &mut bb, 1);
+                    }
+                }
+                LLVMSelect => {
+                    LLVMSetOperand(map[m], 1, as_float(ir::operand(*m, 1), &map));
+                    LLVMSetOperand(map[m], 2, as_float(ir::operand(*m, 2), &map));
+                }
+                _ => {}
+            }
+        }
+        for s in &web.stores {
+            let v = map[&ir::operand(*s, 0)];
+            store_instead(b, *s, v);
+        }
+        for c in &web.casts_out {
+            LLVMReplaceAllUsesWith(*c, map[&ir::operand(*c, 0)]);
+            LLVMInstructionEraseFromParent(*c);
+        }
+        // The old members are dead now (their users were all retyped).
+        for m in web.members.iter().rev() {
+            if ir::opcode(*m) != LLVMBitCast || LLVMGetFirstUse(*m).is_null() {
+                LLVMReplaceAllUsesWith(*m, LLVMGetPoison(ir::type_of(*m)));
+                LLVMInstructionEraseFromParent(*m);
+            }
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
+/// Constants an integer web may take in (`0`, `undef`, `poison`, literals).
+fn is_plain_constant(v: Value) -> bool {
+    unsafe { !LLVMIsAConstantInt(v).is_null() || !LLVMIsAUndefValue(v).is_null() || !LLVMIsAPoisonValue(v).is_null() }
+}
+
+fn data_layout(v: Value) -> Option<llvm_sys::target::LLVMTargetDataRef> {
+    unsafe {
+        let b = LLVMGetInstructionParent(v);
+        if b.is_null() {
+            return None;
+        }
+        let f = LLVMGetBasicBlockParent(b);
+        Some(llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)))
+    }
+}
+
+/// Replaces `store _, q` by `store v, q` (same alignment and place).
+unsafe fn store_instead(b: llvm_sys::prelude::LLVMBuilderRef, old: Value, v: Value) {
+    LLVMPositionBuilderBefore(b, old);
+    let s = LLVMBuildStore(b, v, ir::operand(old, 1));
+    LLVMSetAlignment(s, LLVMGetAlignment(old));
+    copy_debug_location(old, s);
+    LLVMInstructionEraseFromParent(old);
+}
+
+fn copy_debug_location(from: Value, to: Value) {
+    unsafe {
+        let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(from);
+        if !loc.is_null() {
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(to, loc);
+        }
+    }
+}
+
+fn users(v: Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            out.push(LLVMGetUser(u));
+            u = LLVMGetNextUse(u);
+        }
+    }
+    out
+}
+
+/// Rewrites each integer copy (`%v = load iN, ptr %p` whose only use is
+/// `store iN %v, ptr %q` later in the same block, with no memory write in
+/// between) as `memcpy(q, p, N/8)`. The optimiser makes such pairs out of
+/// small `memcpy`s; as integers they would carry no derivative even when the
+/// bytes are floats, while a `memcpy` is typed from the same evidence as any
+/// copy (TBAA, stack slots, the function's own accesses, hints) and refused
+/// when that evidence is missing. The post-AD optimiser turns it back.
+fn integer_copies_to_memcpy(f: Value) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        let builder = LLVMCreateBuilderInContext(ctx);
+        let tbaa = LLVMGetMDKindIDInContext(ctx, c"tbaa".as_ptr(), 4);
+        // Found first, rewritten after: rewriting erases instructions the walk would visit.
+        let mut pairs = Vec::new();
+        for b in ir::blocks(f) {
+            for load in ir::instructions(b) {
+                if let Some(store) = integer_copy_store(load) {
+                    pairs.push((load, store));
+                }
+            }
+        }
+        for (load, store) in pairs {
+            LLVMPositionBuilderBefore(builder, store);
+            let bytes = ir::int_width(ir::type_of(load)) / 8;
+            let size = LLVMConstInt(LLVMInt64TypeInContext(ctx), bytes as u64, 0);
+            let copy = LLVMBuildMemCpy(
+                builder,
+                ir::operand(store, 1),
+                LLVMGetAlignment(store),
+                ir::operand(load, 0),
+                LLVMGetAlignment(load),
+                size,
+            );
+            let tag = LLVMGetMetadata(load, tbaa);
+            let tag = if tag.is_null() { LLVMGetMetadata(store, tbaa) } else { tag };
+            if !tag.is_null() {
+                LLVMSetMetadata(copy, tbaa, tag);
+            }
+            let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(store);
+            if !loc.is_null() {
+                llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(copy, loc);
+            }
+            LLVMInstructionEraseFromParent(store);
+            LLVMInstructionEraseFromParent(load);
+        }
+        LLVMDisposeBuilder(builder);
+    }
+}
+
+/// The store that makes `load` one half of an integer copy (see
+/// [`integer_copies_to_memcpy`]).
+fn integer_copy_store(load: Value) -> Option<Value> {
+    unsafe {
+        if ir::opcode(load) != LLVMLoad || !ir::is_int(ir::type_of(load)) {
+            return None;
+        }
+        let bits = ir::int_width(ir::type_of(load));
+        if bits < 32 || bits % 8 != 0 || LLVMGetVolatile(load) != 0 || is_atomic(load) {
+            return None;
+        }
+        let first_use = LLVMGetFirstUse(load);
+        if first_use.is_null() || !LLVMGetNextUse(first_use).is_null() {
+            return None;
+        }
+        let store = LLVMGetUser(first_use);
+        if ir::opcode(store) != LLVMStore
+            || ir::operand(store, 0) != load
+            || ir::parent_block(store) != ir::parent_block(load)
+            || LLVMGetVolatile(store) != 0
+            || is_atomic(store)
+        {
+            return None;
+        }
+        // Nothing between them may write memory: the copy reads at the store.
+        let mut between = LLVMGetNextInstruction(load);
+        while between != store {
+            if between.is_null()
+                || !LLVMIsAStoreInst(between).is_null()
+                || ir::is_call_or_invoke(between)
+                || matches!(ir::opcode(between), LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence)
+            {
+                return None;
+            }
+            between = LLVMGetNextInstruction(between);
+        }
+        Some(store)
+    }
+}
+
+fn is_atomic(i: Value) -> bool {
+    unsafe { LLVMGetOrdering(i) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
+}

@@ -1,0 +1,474 @@
+//! Random C functions `void f(const double *x, double *y)` mixing
+//! arithmetic, libm calls, branches, loops, local arrays, heap blocks,
+//! structs, calls, in-place updates and copies (`memcpy`/`memmove`/`memset`
+//! with sizes known only at run time, under `if`, in loops and in helpers,
+//! overlapping shifts), kept bounded so finite differences stay meaningful.
+//!
+//! A function is a tree of statements ([`Stmt`]) so the reducer can take
+//! statements out; everything is declared at the top and every output is
+//! written at the end, so any subset of statements is still a valid program.
+
+use rand::rngs::StdRng;
+use rand::Rng;
+
+/// Inputs and outputs of every generated function.
+pub const NX: usize = 4;
+/// Outputs.
+pub const NY: usize = 4;
+/// Length of the local array and of the heap block.
+const LEN: usize = 8;
+
+/// One statement: C text, or a block holding statements.
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// A complete statement.
+    Line(String),
+    /// `if (cond) { then } else { otherwise }`.
+    If(String, Vec<Stmt>, Vec<Stmt>),
+    /// `for (int i = 0; i < bound; i++) { body }` (`i` named per depth).
+    For(String, String, Vec<Stmt>),
+    /// `{ prologue body epilogue }`: a scope with its own declarations.
+    Scope(String, Vec<Stmt>, String),
+}
+
+/// A generated function.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub body: Vec<Stmt>,
+}
+
+struct Ctx<'r> {
+    rng: &'r mut StdRng,
+    /// Loop variables in scope.
+    loops: Vec<String>,
+    depth: u32,
+}
+
+impl Ctx<'_> {
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.rng.gen_range(0..xs.len())]
+    }
+
+    fn konst(&mut self) -> String {
+        format!("{:.3}", self.rng.gen_range(-1.5..1.5))
+    }
+
+    fn var(&mut self) -> String {
+        format!("v{}", self.rng.gen_range(0..NX))
+    }
+
+    /// An index into `a` or `h`: a constant, a loop variable, or from `n`.
+    fn index(&mut self) -> String {
+        match self.rng.gen_range(0..6) {
+            0 | 1 if !self.loops.is_empty() => {
+                let l = self.loops[self.rng.gen_range(0..self.loops.len())].clone();
+                if self.rng.gen_bool(0.5) {
+                    l
+                } else {
+                    format!("({l} + {}) % {LEN}", self.rng.gen_range(1..LEN))
+                }
+            }
+            2 => format!("(n + {}) % {LEN}", self.rng.gen_range(0..LEN)),
+            _ => self.rng.gen_range(0..LEN).to_string(),
+        }
+    }
+
+    fn leaf(&mut self) -> String {
+        match self.rng.gen_range(0..9) {
+            0 | 1 => self.var(),
+            2 => format!("x[{}]", self.rng.gen_range(0..NX)),
+            3 => {
+                let i = self.index();
+                format!("a[{i}]")
+            }
+            4 => {
+                let i = self.index();
+                format!("h[{i}]")
+            }
+            5 => "s.p".into(),
+            6 => format!("s.q[{}]", self.rng.gen_range(0..2)),
+            7 => format!("(double)s.k * {}", self.konst()),
+            _ => self.konst(),
+        }
+    }
+
+    /// A bounded expression (leaves are bounded, and so is each operation
+    /// on bounded values).
+    fn expr(&mut self, depth: u32) -> String {
+        if depth == 0 || self.rng.gen_bool(0.3) {
+            return self.leaf();
+        }
+        let a = self.expr(depth - 1);
+        match self.rng.gen_range(0..22) {
+            0 => format!("sin({a})"),
+            1 => format!("cos({a})"),
+            2 => format!("exp(0.3 * {a})"),
+            3 => format!("log(1.1 + {a} * {a})"),
+            4 => format!("sqrt(1.0 + {a} * {a})"),
+            5 => format!("tanh({a})"),
+            6 => format!("atan({a})"),
+            7 => format!("erf({a})"),
+            8 => format!("log1p({a} * {a})"),
+            9 => format!("expm1(0.2 * {a})"),
+            10 => format!("fabs({a})"),
+            11 => format!("floor({a})"),
+            12 => format!("cbrt(3.0 + {a})"),
+            _ => {
+                let b = self.expr(depth - 1);
+                match self.rng.gen_range(0..9) {
+                    0 | 1 => format!("({a} + {b})"),
+                    2 => format!("({a} - {b})"),
+                    3 | 4 => format!("({a} * {b})"),
+                    5 => format!("({a} / (1.5 + {b} * {b}))"),
+                    6 => format!("pow(1.2 + {a} * {a}, {b})"),
+                    7 => format!("fmax({a}, {b})"),
+                    _ => format!("hypot(1.0 + {a} * {a}, {b})"),
+                }
+            }
+        }
+    }
+
+    /// A value that stays in a bounded range whatever `e` is.
+    fn squash(&mut self, e: String) -> String {
+        let f = self.pick(&["tanh", "sin", "atan", "erf"]);
+        format!("{f}({e})")
+    }
+
+    fn stmt(&mut self) -> Stmt {
+        let nested = self.depth < 2;
+        let k = self.rng.gen_range(0..if nested { 24 } else { 18 });
+        let e = self.expr(3);
+        match k {
+            0..=2 => {
+                let v = self.var();
+                let s = self.squash(e);
+                Stmt::Line(format!("{v} = {s};"))
+            }
+            3 => {
+                let v = self.var();
+                let w = self.var();
+                Stmt::Line(format!("{v} = 0.5 * ({w} + {});", self.squash(e)))
+            }
+            4 => {
+                let i = self.index();
+                let s = self.squash(e);
+                Stmt::Line(format!("a[{i}] = {s};"))
+            }
+            5 => {
+                let i = self.index();
+                let s = self.squash(e);
+                Stmt::Line(format!("a[{i}] = 0.5 * a[{i}] + 0.25 * {s};"))
+            }
+            6 => {
+                let i = self.index();
+                let s = self.squash(e);
+                Stmt::Line(format!("h[{i}] = {s};"))
+            }
+            7 => {
+                let s = self.squash(e);
+                if self.rng.gen_bool(0.5) {
+                    Stmt::Line(format!("s.p = {s};"))
+                } else {
+                    Stmt::Line(format!("s.q[{}] = 0.5 * s.q[0] + 0.5 * {s};", self.rng.gen_range(0..2)))
+                }
+            }
+            8 => {
+                // A scalar copied into a slot, or a slot into a scalar.
+                let i = self.rng.gen_range(0..LEN);
+                let v = self.var();
+                if self.rng.gen_bool(0.5) {
+                    let arr = self.pick(&["a", "h"]);
+                    Stmt::Line(format!("memcpy(&{arr}[{i}], &{v}, sizeof(double));"))
+                } else {
+                    let arr = self.pick(&["a", "h"]);
+                    Stmt::Line(format!("memcpy(&{v}, &{arr}[{i}], sizeof {v});"))
+                }
+            }
+            9 => {
+                // A copy of a run-time length (0 to 3 elements) between arrays.
+                let (d, s) = if self.rng.gen_bool(0.5) { ("a", "h") } else { ("h", "a") };
+                let (i, j) = (self.rng.gen_range(0..=LEN - 3), self.rng.gen_range(0..=LEN - 3));
+                let f = self.pick(&["memcpy", "memmove", "copy_n"]);
+                if f == "copy_n" {
+                    Stmt::Line(format!("copy_n({d} + {i}, {s} + {j}, n);"))
+                } else {
+                    Stmt::Line(format!("{f}({d} + {i}, {s} + {j}, n * sizeof(double));"))
+                }
+            }
+            10 => {
+                // Overlapping shift by one element, either way.
+                let arr = self.pick(&["a", "h"]);
+                let c = self.rng.gen_range(1..LEN);
+                if self.rng.gen_bool(0.5) {
+                    Stmt::Line(format!("memmove({arr} + 1, {arr}, {c} * sizeof(double));"))
+                } else {
+                    Stmt::Line(format!("memmove({arr}, {arr} + 1, {c} * sizeof(double));"))
+                }
+            }
+            11 => {
+                let arr = self.pick(&["a", "h"]);
+                let i = self.rng.gen_range(0..LEN);
+                if self.rng.gen_bool(0.5) {
+                    Stmt::Line(format!("memset(&{arr}[{i}], 0, sizeof(double));"))
+                } else {
+                    Stmt::Line(format!("if (n > 1) memcpy(&{arr}[{i}], &s.p, sizeof s.p);"))
+                }
+            }
+            12 => {
+                let v = self.var();
+                let b = self.expr(2);
+                Stmt::Line(format!("{v} = mix({e}, {b});"))
+            }
+            13 => {
+                let i = self.rng.gen_range(0..LEN - 3);
+                let arr = self.pick(&["a", "h"]);
+                let v = self.var();
+                Stmt::Line(format!("scale_n({arr} + {i}, n, {v});"))
+            }
+            14 => {
+                // A struct copied whole, changed, and copied back.
+                let s = self.squash(e);
+                Stmt::Scope(
+                    "struct rec t;\nmemcpy(&t, &s, sizeof t);".into(),
+                    vec![Stmt::Line(format!("t.p = 0.5 * t.p + 0.5 * {s};"))],
+                    "s = t;".into(),
+                )
+            }
+            15 => {
+                // A heap block of the function's own.
+                let v = self.var();
+                let s = self.squash(e);
+                Stmt::Scope(
+                    "double *t = (double *)malloc(4 * sizeof(double));\nfor (int j = 0; j < 4; j++) t[j] = a[j] * \
+                     (j + 1);"
+                        .into(),
+                    vec![Stmt::Line(format!("t[{}] = {s};", self.rng.gen_range(0..4)))],
+                    format!("{v} = 0.5 * (t[{}] + t[{}]);\nfree(t);", self.rng.gen_range(0..4), self.rng.gen_range(0..4)),
+                )
+            }
+            16 => {
+                let v = self.var();
+                Stmt::Line(format!("{v} = (double)(int)(2.0 * {e}) * 0.25 + {v} * 0.5;"))
+            }
+            17 => {
+                let v = self.var();
+                Stmt::Line(format!("{v} = 0.5 * {v} + 0.5 * sum_n(a, n + 1);"))
+            }
+            18..=20 => {
+                let c = format!("{} > {}", self.expr(2), self.konst());
+                self.depth += 1;
+                let t = self.block(1, 3);
+                let f = if self.rng.gen_bool(0.5) { self.block(0, 2) } else { Vec::new() };
+                self.depth -= 1;
+                Stmt::If(c, t, f)
+            }
+            _ => {
+                let var = format!("i{}", self.loops.len());
+                let bound = match self.rng.gen_range(0..3) {
+                    0 => "n".to_string(),
+                    1 => "n + 2".to_string(),
+                    _ => self.rng.gen_range(1..LEN).to_string(),
+                };
+                self.loops.push(var.clone());
+                self.depth += 1;
+                let body = self.block(1, 3);
+                self.depth -= 1;
+                self.loops.pop();
+                Stmt::For(var, bound, body)
+            }
+        }
+    }
+
+    fn block(&mut self, min: usize, max: usize) -> Vec<Stmt> {
+        let n = self.rng.gen_range(min..=max);
+        (0..n).map(|_| self.stmt()).collect()
+    }
+}
+
+/// A random function named `name` of about `size` top-level statements.
+pub fn function(rng: &mut StdRng, name: &str, size: usize) -> Function {
+    let mut c = Ctx { rng, loops: Vec::new(), depth: 0 };
+    let n = c.rng.gen_range(size / 2..=size);
+    Function { name: name.to_string(), body: c.block(n, n) }
+}
+
+/// Helpers every program defines (called by generated statements).
+pub const PRELUDE: &str = r#"#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int enzyme_dup, enzyme_const, enzyme_out;
+void __enzyme_autodiff(void *, ...);
+void __enzyme_fwddiff(void *, ...);
+
+struct rec {
+  double p;
+  int k;
+  double q[2];
+};
+
+/* Sizes known only at run time (0 to 3). */
+int runtime_n;
+
+static void copy_n(double *d, const double *s, int k) {
+  if (k > 0)
+    memcpy(d, s, k * sizeof(double));
+}
+static void scale_n(double *p, int k, double c) {
+  for (int i = 0; i < k; i++) p[i] *= tanh(c);
+}
+static double sum_n(const double *p, int k) {
+  double t = 0;
+  for (int i = 0; i < k; i++) t += p[i];
+  return tanh(t);
+}
+static double mix(double p, double q) { return sin(p) * tanh(q) + 0.5 * p * tanh(p); }
+"#;
+
+fn write_stmts(out: &mut String, stmts: &[Stmt], indent: usize) {
+    let pad = "  ".repeat(indent);
+    for s in stmts {
+        match s {
+            Stmt::Line(l) => {
+                for line in l.lines() {
+                    out.push_str(&format!("{pad}{line}\n"));
+                }
+            }
+            Stmt::If(c, t, f) => {
+                out.push_str(&format!("{pad}if ({c}) {{\n"));
+                write_stmts(out, t, indent + 1);
+                if f.is_empty() {
+                    out.push_str(&format!("{pad}}}\n"));
+                } else {
+                    out.push_str(&format!("{pad}}} else {{\n"));
+                    write_stmts(out, f, indent + 1);
+                    out.push_str(&format!("{pad}}}\n"));
+                }
+            }
+            Stmt::For(v, bound, body) => {
+                out.push_str(&format!("{pad}for (int {v} = 0; {v} < {bound}; {v}++) {{\n"));
+                write_stmts(out, body, indent + 1);
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::Scope(pro, body, epi) => {
+                out.push_str(&format!("{pad}{{\n"));
+                write_stmts(out, &[Stmt::Line(pro.clone())], indent + 1);
+                write_stmts(out, body, indent + 1);
+                write_stmts(out, &[Stmt::Line(epi.clone())], indent + 1);
+                out.push_str(&format!("{pad}}}\n"));
+            }
+        }
+    }
+}
+
+/// The C definition of a function.
+pub fn c_function(f: &Function) -> String {
+    let mut out = format!("static void {}(const double *x, double *y) {{\n", f.name);
+    out.push_str("  int n = runtime_n;\n");
+    let vars: Vec<String> = (0..NX).map(|k| format!("v{k} = x[{k}]")).collect();
+    out.push_str(&format!("  double {};\n", vars.join(", ")));
+    out.push_str(&format!("  double a[{LEN}];\n  for (int j = 0; j < {LEN}; j++) a[j] = x[j % {NX}] * (0.5 + 0.1 * j);\n"));
+    out.push_str(&format!(
+        "  double *h = (double *)malloc({LEN} * sizeof(double));\n  for (int j = 0; j < {LEN}; j++) h[j] = x[(j + 1) % \
+         {NX}] - 0.05 * j;\n"
+    ));
+    out.push_str("  struct rec s = {x[1] * x[2], 3, {x[2], x[3] * 0.5}};\n");
+    write_stmts(&mut out, &f.body, 1);
+    out.push_str("  y[0] = v0 + v1 * 0.5 + v2 * v3;\n");
+    out.push_str(&format!("  y[1] = 0;\n  for (int j = 0; j < {LEN}; j++) y[1] += a[j] * (j + 1) * 0.1;\n"));
+    out.push_str(&format!(
+        "  y[2] = s.p + 2.0 * s.q[0] - s.q[1];\n  for (int j = 0; j < {LEN}; j++) y[2] += h[j] * (j % 3 + 1) * \
+         0.1;\n"
+    ));
+    out.push_str("  y[3] = v0 * a[1] + h[2] * s.q[1] + sin(v3 + h[0]);\n");
+    out.push_str("  free(h);\n}\n");
+    out
+}
+
+/// The check of one function: its Jacobian by reverse mode (one seed per
+/// output), forward mode (one tangent per input) and central differences at
+/// two steps; forward must match reverse closely, and reverse must match the
+/// differences wherever the two steps agree with each other (elsewhere the
+/// function is not smooth enough to say). The primal outputs of the
+/// derivative calls must equal the function's own, up to rounding: the
+/// optimiser may fuse a multiply-add (`llvm.fmuladd`) in one and not the other.
+pub fn c_check(name: &str) -> String {
+    format!(
+        r#"  for (int nn = 0; nn < 3; nn++) {{
+    runtime_n = nn == 2 ? 3 : nn;
+    double x0[NX], y0[NY];
+    for (int i = 0; i < NX; i++) x0[i] = base[i];
+    {name}(x0, y0);
+    int finite = 1;
+    for (int j = 0; j < NY; j++) finite &= isfinite(y0[j]);
+    if (!finite) {{ printf("skip %s n=%d: non-finite primal\n", "{name}", runtime_n); skipped++; continue; }}
+    double rev[NY][NX], fwd[NY][NX], fd[NY][NX], fd2[NY][NX];
+    for (int i = 0; i < NX; i++) {{
+      double xp[NX], xm[NX], yp[NY], ym[NY];
+      for (int hs = 0; hs < 2; hs++) {{
+        double hh = hs ? 5e-7 : 1e-6;
+        for (int k = 0; k < NX; k++) xp[k] = xm[k] = x0[k];
+        xp[i] += hh; xm[i] -= hh;
+        {name}(xp, yp); {name}(xm, ym);
+        for (int j = 0; j < NY; j++) (hs ? fd2 : fd)[j][i] = (yp[j] - ym[j]) / (2 * hh);
+      }}
+    }}
+    for (int j = 0; j < NY; j++) {{
+      double x[NX], dx[NX] = {{0}}, y[NY], dy[NY] = {{0}};
+      for (int k = 0; k < NX; k++) x[k] = x0[k];
+      dy[j] = 1;
+      __enzyme_autodiff((void *){name}, enzyme_dup, x, dx, enzyme_dup, y, dy);
+      for (int k = 0; k < NY; k++) if (!(fabs(y[k] - y0[k]) <= 1e-13 * (1 + fabs(y0[k])))) {{ printf("FAIL %s n=%d: primal y[%d] from reverse mode %.17g != %.17g\n", "{name}", runtime_n, k, y[k], y0[k]); failures++; }}
+      for (int i = 0; i < NX; i++) rev[j][i] = dx[i];
+    }}
+    for (int i = 0; i < NX; i++) {{
+      double x[NX], tx[NX] = {{0}}, y[NY], ty[NY] = {{0}};
+      for (int k = 0; k < NX; k++) x[k] = x0[k];
+      tx[i] = 1;
+      __enzyme_fwddiff((void *){name}, enzyme_dup, x, tx, enzyme_dup, y, ty);
+      for (int k = 0; k < NY; k++) if (!(fabs(y[k] - y0[k]) <= 1e-13 * (1 + fabs(y0[k])))) {{ printf("FAIL %s n=%d: primal y[%d] from forward mode %.17g != %.17g\n", "{name}", runtime_n, k, y[k], y0[k]); failures++; }}
+      for (int j = 0; j < NY; j++) fwd[j][i] = ty[j];
+    }}
+    for (int j = 0; j < NY; j++)
+      for (int i = 0; i < NX; i++) {{
+        double r = rev[j][i], f = fwd[j][i], d = fd[j][i], d2 = fd2[j][i];
+        checks++;
+        if (!(fabs(f - r) <= 1e-9 * (1 + fabs(r)))) {{
+          printf("FAIL %s n=%d J[%d][%d]: forward %.17g, reverse %.17g, finite difference %.10g\n", "{name}", runtime_n, j, i, f, r, d);
+          failures++;
+        }} else if (fabs(d - d2) > 1e-6 * (1 + fabs(d))) {{
+          skipped++;
+        }} else if (!(fabs(r - d) <= 1e-5 * (1 + fabs(d)))) {{
+          printf("FAIL %s n=%d J[%d][%d]: reverse %.17g and forward %.17g, finite difference %.10g\n", "{name}", runtime_n, j, i, r, f, d);
+          failures++;
+        }}
+      }}
+  }}
+"#
+    )
+}
+
+/// A whole program checking `functions` at the input point `base`.
+pub fn program(functions: &[Function], base: &[f64; NX]) -> String {
+    let mut out = String::from(PRELUDE);
+    out.push_str(&format!("#define NX {NX}\n#define NY {NY}\n\n"));
+    for f in functions {
+        out.push_str(&c_function(f));
+        out.push('\n');
+    }
+    let b: Vec<String> = base.iter().map(|v| format!("{v:.6}")).collect();
+    out.push_str(&format!(
+        "int main(void) {{\n  const double base[NX] = {{{}}};\n  int checks = 0, failures = 0, skipped = 0;\n",
+        b.join(", ")
+    ));
+    for f in functions {
+        out.push_str(&c_check(&f.name));
+    }
+    out.push_str(
+        "  printf(\"entries checked %d, failed %d, not smooth enough to check against differences %d\\n\", checks, \
+         failures, skipped);\n  return failures != 0;\n}\n",
+    );
+    out
+}
