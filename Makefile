@@ -2,6 +2,7 @@
 #
 #   make demo    install what is missing, build and install the tools, run the demo
 #   make test    the same install, then the whole test suite
+#   make fuzz    the differential tester at length (random programs)
 #
 # Needs root (or sudo) for apt-get and for installing into PREFIX.
 
@@ -13,7 +14,7 @@ DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 flang-22 libomp-22-de
 BENCH_PACKAGES = libadolc-dev python3-venv
 export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
 
-.PHONY: all deps apt-install build install demo test bench clean
+.PHONY: all deps apt-install build install demo test bench fuzz clean
 
 all: build
 
@@ -69,6 +70,13 @@ bench: install
 
 test: install
 	PATH=$(PREFIX)/bin:$$PATH CARGO=$(CARGO) tests/run-all.sh
+
+# The differential tester at length: FUZZ_PROGRAMS programs of 10 random
+# functions each (default 300, about 10 minutes on 2 cores), from a new seed
+# each time; failures are reduced into tests/fuzz/found.
+fuzz: install
+	PATH=$(PREFIX)/bin:$$PATH CARGO=$(CARGO) FUZZ_PROGRAMS=$${FUZZ_PROGRAMS:-300} \
+	  FUZZ_SEED=$${FUZZ_SEED:-$$(date +%s)} FUZZ_FOUND=$(CURDIR)/tests/fuzz/found tests/run-fuzz-tests.sh
 
 clean:
 	$(CARGO) clean

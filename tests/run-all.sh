@@ -34,6 +34,7 @@ run_suite() { # name, command...
 
 run_suite "Rust tests (engine, driver)" "$CARGO" test --release --locked --workspace
 run_suite "C/C++ derivative programs" tests/run-c-tests.sh
+run_suite "differential tester (random programs, reverse vs forward vs finite differences)" tests/run-fuzz-tests.sh
 run_suite "error paths" tests/run-error-tests.sh
 run_suite "driver flags" tests/run-driver-tests.sh
 run_suite "make and CMake projects" tests/run-project-tests.sh

@@ -163,21 +163,17 @@ fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
     if !ir::is_instruction(root) && !ir::is_argument(root) {
         return false;
     }
-    let f = if ir::is_argument(root) {
-        unsafe { LLVMGetParamParent(root) }
-    } else {
-        ir::parent_function(root)
-    };
+    let f = if ir::is_argument(root) { unsafe { LLVMGetParamParent(root) } } else { ir::parent_function(root) };
     let mut any = false;
     for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
         let (ptr, t) = match ir::opcode(i) {
             LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
             LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
             LLVMCall | LLVMInvoke => {
-                // A call may store anything through the pointer.
-                if (0..ir::call_arg_count(i)).any(|k| root_of(ir::operand(i, k)) == root)
-                    && !ir::called_function(i).is_some_and(|c| ir::name(c).starts_with("llvm."))
-                {
+                // A call may store anything through the pointer (but `free` and intrinsics do not).
+                let harmless = ir::called_function(i)
+                    .is_some_and(|c| matches!(ir::name(c).as_str(), "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm") || ir::name(c).starts_with("llvm."));
+                if !harmless && (0..ir::call_arg_count(i)).any(|k| root_of(ir::operand(i, k)) == root) {
                     return false;
                 }
                 continue;

@@ -212,6 +212,9 @@ fn classify_call(call: Value) -> Kind {
         // `__enzyme_double(p)` and friends: read by the analyses, removed afterwards.
         return Kind::Inactive;
     }
+    if crate::custom::rules_of(callee).is_some() {
+        return Kind::Custom(callee);
+    }
     if name == crate::registry::IGNORE_DERIVATIVES {
         // A stop-gradient: replaced by its argument once derivatives are made.
         return Kind::Inactive;
@@ -436,6 +439,18 @@ pub(crate) fn check_function(
                     fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i))
                 }
                 Kind::Call(callee) => callees.push((callee, i)),
+                Kind::Custom(callee) => {
+                    if let Err(e) = crate::custom::check(callee, mode) {
+                        fail(
+                            format!(
+                                "cannot use the custom derivative of `{}` in `{shown}`: {e}",
+                                display_name(&ir::name(callee))
+                            ),
+                            "see Enzyme's conventions for custom derivatives (README, \"Custom derivatives\")",
+                            Some(i),
+                        );
+                    }
+                }
                 _ => {}
             }
         }

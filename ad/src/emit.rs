@@ -145,6 +145,13 @@ impl Emitter {
         unsafe { LLVMBuildCall2(self.b, ir::function_type(f), f, args.as_mut_ptr(), args.len() as u32, EMPTY) }
     }
 
+    /// A call of a user's function, in its calling convention.
+    pub fn call_user(&self, f: Value, args: &mut [Value]) -> Value {
+        let c = self.call(f, args);
+        unsafe { LLVMSetInstructionCallConv(c, LLVMGetFunctionCallConv(f)) };
+        c
+    }
+
     pub fn zero(&self, t: Type) -> Value {
         unsafe { LLVMConstNull(t) }
     }

@@ -155,6 +155,7 @@ impl<'g> Forward<'g> {
                     self.map.insert(i, r);
                 }
             }
+            Kind::Custom(callee) => self.custom_forward_call(i, callee),
             kind => {
                 remap_callee(self.g, i, &mut self.map);
                 let n = self.e.clone_instruction(i, &self.map);

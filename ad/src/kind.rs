@@ -25,6 +25,10 @@ pub(crate) enum Kind {
     Phi,
     /// A call of a module function with a body, differentiated in turn.
     Call(Value),
+    /// A call of a function with user-given derivatives
+    /// (`__enzyme_register_derivative_f` / `__enzyme_register_gradient_f`):
+    /// they are called instead of differentiating its body.
+    Custom(Value),
     /// `ret`.
     Return,
     /// `load`: active through a shadowed pointer (see [`crate::memory`]).

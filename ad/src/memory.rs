@@ -396,6 +396,24 @@ fn analyze_once(
                         m.ptr.insert(i, PtrStatus::Unknown("is returned by a call"));
                     }
                 }
+                Kind::Custom(_) => {
+                    // The user's rules read and write shadows as they say.
+                    for o in ops.iter().take(ir::call_arg_count(i) as usize) {
+                        if let (true, PtrStatus::Unknown(why)) = (ir::is_pointer(ir::type_of(*o)), m.status(*o)) {
+                            m.problem(
+                                i,
+                                format!("call with a custom derivative, passing a pointer that {why}"),
+                                "the rule needs the pointer's shadow; pass pointers from the arguments or local memory",
+                            );
+                        }
+                    }
+                    if ir::is_float(t) {
+                        m.varied.insert(i);
+                    }
+                    if ir::is_pointer(t) {
+                        m.ptr.insert(i, PtrStatus::Unknown("is returned by a call"));
+                    }
+                }
                 Kind::Call(_) => {
                     if ir::is_float(t) && (any_varied || ops.iter().any(|o| m.ptr.get(o) == Some(&PtrStatus::Shadowed)))
                     {
@@ -685,7 +703,13 @@ fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
 }
 
 /// The base a pointer is computed from, through address arithmetic and casts.
-pub(crate) fn root_of(mut p: Value) -> Value {
+pub(crate) fn root_of(p: Value) -> Value {
+    root_through(p, &mut Vec::new())
+}
+
+/// [`root_of`], also through phis and selects whose inputs all share one
+/// base (the optimiser's pointer induction variables and versioned loops).
+fn root_through(mut p: Value, seen: &mut Vec<Value>) -> Value {
     unsafe {
         loop {
             if !LLVMIsAGetElementPtrInst(p).is_null()
@@ -693,9 +717,37 @@ pub(crate) fn root_of(mut p: Value) -> Value {
                 || (!LLVMIsAAddrSpaceCastInst(p).is_null())
             {
                 p = LLVMGetOperand(p, 0);
+                continue;
+            }
+            let inputs: Vec<Value> = if !LLVMIsAPHINode(p).is_null() {
+                ir::incoming(p).into_iter().map(|(v, _)| v).collect()
+            } else if !LLVMIsASelectInst(p).is_null() && ir::is_pointer(ir::type_of(p)) {
+                vec![LLVMGetOperand(p, 1), LLVMGetOperand(p, 2)]
             } else {
                 return p;
+            };
+            if seen.contains(&p) || seen.len() > 16 {
+                return p;
             }
+            seen.push(p);
+            let mut common: Option<Value> = None;
+            for v in inputs {
+                let r = root_through(v, seen);
+                if seen.contains(&r) {
+                    // Back through this phi again: the loop's own update.
+                    continue;
+                }
+                match common {
+                    None => common = Some(r),
+                    Some(c) if c == r => {}
+                    Some(_) => {
+                        seen.pop();
+                        return p;
+                    }
+                }
+            }
+            seen.pop();
+            return common.unwrap_or(p);
         }
     }
 }
@@ -842,7 +894,7 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
             let dst = match kind_of(i) {
                 Kind::Store => ir::operand(i, 1),
                 Kind::MemSet | Kind::MemCpy | Kind::Free => ir::operand(i, 0),
-                Kind::LibCall | Kind::Call(_) => return false,
+                Kind::LibCall | Kind::Call(_) | Kind::Custom(_) => return false,
                 _ => continue,
             };
             if !is_local(root_of(dst), &kind_of) {

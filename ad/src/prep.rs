@@ -331,7 +331,6 @@ fn returns(f: Value) -> bool {
     cfg.order.iter().any(|b| ir::opcode(ir::terminator(*b)) == llvm_sys::LLVMOpcode::LLVMRet)
 }
 
-
 /// Metadata kind marking calls that were `invoke`s in the user's code.
 pub(crate) const WAS_INVOKE: &str = "enzyme_rs.was_invoke";
 

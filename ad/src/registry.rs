@@ -38,6 +38,10 @@ enum Registration {
     InactiveGlobal,
     FunctionLike,
     NoFree,
+    /// `{f, augmented_forward, reverse}`: a custom reverse-mode derivative.
+    Gradient,
+    /// `{f, forward}`: a custom forward-mode derivative.
+    Derivative,
     /// Known in Enzyme, not implemented here yet: (what it is).
     NotYet(&'static str),
 }
@@ -47,8 +51,8 @@ const REGISTRATIONS: &[(&str, Registration)] = &[
     ("__enzyme_inactive_global", Registration::InactiveGlobal),
     ("__enzyme_function_like", Registration::FunctionLike),
     ("__enzyme_nofree", Registration::NoFree),
-    ("__enzyme_register_gradient", Registration::NotYet("a custom reverse-mode derivative")),
-    ("__enzyme_register_derivative", Registration::NotYet("a custom forward-mode derivative")),
+    ("__enzyme_register_gradient", Registration::Gradient),
+    ("__enzyme_register_derivative", Registration::Derivative),
     ("__enzyme_register_splitderivative", Registration::NotYet("a custom split forward-mode derivative")),
     ("__enzyme_allocation_like", Registration::NotYet("a custom allocation function")),
 ];
@@ -82,8 +86,9 @@ fn read_globals(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         if name.starts_with("__enzyme_") {
             let Some((_, kind)) = REGISTRATIONS.iter().find(|(p, _)| name.starts_with(p)) else {
                 diags.push(at_global(g, format!("unknown Enzyme registration global `{name}`")).with_help(
-                    "the engine reads __enzyme_inactivefn, __enzyme_inactive_global, __enzyme_function_like and \
-                     __enzyme_nofree; rename the global if it is not meant for Enzyme",
+                    "the engine reads __enzyme_register_gradient_*, __enzyme_register_derivative_*, \
+                     __enzyme_inactivefn, __enzyme_inactive_global, __enzyme_function_like and __enzyme_nofree; \
+                     rename the global if it is not meant for Enzyme",
                 ));
                 continue;
             };
@@ -129,6 +134,31 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
                     at_global(g, format!("`{name}` must be `{{(void*)function, (void*)\"math function name\"}}`"))
                         .with_help("e.g. `void *__enzyme_function_like[2] = {(void *)my_log1p, (void *)\"log1p\"};`"),
                 ),
+            }
+        }
+        Registration::Gradient | Registration::Derivative => {
+            let fns: Vec<Option<Value>> = elems.iter().map(|e| ir::strip_to_function(*e)).collect();
+            let want = if kind == Registration::Gradient { 3 } else { 2 };
+            let usage = if kind == Registration::Gradient {
+                "`void *__enzyme_register_gradient_f[3] = {(void *)f, (void *)augmented_f, (void *)reverse_f};`"
+            } else {
+                "`void *__enzyme_register_derivative_f[2] = {(void *)f, (void *)forward_f};`"
+            };
+            if fns.len() != want || fns.iter().any(Option::is_none) {
+                let extra =
+                    if fns.len() > want { " (extra entries such as \"byref_N\" are not supported yet)" } else { "" };
+                diags.push(
+                    at_global(g, format!("`{name}` must list {want} functions{extra}"))
+                        .with_help(format!("write it as {usage}")),
+                );
+                return;
+            }
+            let fns: Vec<Value> = fns.into_iter().flatten().collect();
+            if kind == Registration::Gradient {
+                crate::custom::register(fns[0], crate::custom::AUGMENT, fns[1]);
+                crate::custom::register(fns[0], crate::custom::GRADIENT, fns[2]);
+            } else {
+                crate::custom::register(fns[0], crate::custom::DERIVATIVE, fns[1]);
             }
         }
         Registration::NotYet(what) => {
@@ -363,7 +393,7 @@ pub(crate) fn is_inactive_global(g: Value) -> bool {
 /// Whether a call must stay a call when its caller is differentiated (not
 /// cloned and inlined): the callee has a registered meaning of its own.
 pub(crate) fn keeps_call(call: Value, callee: Value) -> bool {
-    is_inactive_call(call, callee) || function_like(callee).is_some()
+    is_inactive_call(call, callee) || function_like(callee).is_some() || crate::custom::rules_of(callee).is_some()
 }
 
 /// After differentiation: registered functions may be inlined again, and
@@ -401,7 +431,8 @@ pub(crate) fn finish(module: LLVMModuleRef) {
 fn hold_out_of_line(module: LLVMModuleRef) {
     let noinline = ir::attr_kind("noinline");
     for f in functions(module) {
-        if !(has_fn_attr(f, INACTIVE) || has_fn_attr(f, MATH)) || ir::is_declaration(f) {
+        let registered = has_fn_attr(f, INACTIVE) || has_fn_attr(f, MATH) || crate::custom::rules_of(f).is_some();
+        if !registered || ir::is_declaration(f) {
             continue;
         }
         unsafe {

@@ -67,6 +67,8 @@ pub(crate) struct Reverse<'g> {
     pub(super) split: Option<Split>,
     /// Per call of a split derivative: its handle (forward sweep) and buffer.
     pub(super) split_calls: HashMap<Value, (Value, Value, SplitIo)>,
+    /// Per call with a custom gradient: its tape (forward sweep), if any.
+    pub(super) custom_calls: HashMap<Value, Option<Value>>,
 }
 
 /// The coroutine of a split derivative being built.
@@ -118,6 +120,7 @@ impl<'g> Reverse<'g> {
             reserved: HashMap::new(),
             split: None,
             split_calls: HashMap::new(),
+            custom_calls: HashMap::new(),
         };
         // A split derivative's caller may change memory between its two parts:
         // nothing can be re-read then.
@@ -198,6 +201,7 @@ impl<'g> Reverse<'g> {
                         self.e.br(self.rev[&b]);
                     }
                     Kind::Call(callee) if self.carries_derivatives(i) => self.call_split(i, callee),
+                    Kind::Custom(callee) => self.custom_augmented_call(i, callee),
                     _ => {
                         remap_callee(self.g, i, &mut self.map);
                         let n = self.e.clone_instruction(i, &self.map);
@@ -429,6 +433,10 @@ impl<'g> Reverse<'g> {
                 self.reverse_split_call(i);
                 return;
             }
+            Kind::Custom(callee) => {
+                self.custom_gradient_call(i, callee);
+                return;
+            }
             Kind::Store => {
                 let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
                 if ir::is_real(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
@@ -604,6 +612,7 @@ impl<'g> Reverse<'g> {
             }
             Kind::Inactive
             | Kind::Call(_)
+            | Kind::Custom(_)
             | Kind::Phi
             | Kind::Return
             | Kind::Store

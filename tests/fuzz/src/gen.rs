@@ -244,7 +244,11 @@ impl Ctx<'_> {
                      (j + 1);"
                         .into(),
                     vec![Stmt::Line(format!("t[{}] = {s};", self.rng.gen_range(0..4)))],
-                    format!("{v} = 0.5 * (t[{}] + t[{}]);\nfree(t);", self.rng.gen_range(0..4), self.rng.gen_range(0..4)),
+                    format!(
+                        "{v} = 0.5 * (t[{}] + t[{}]);\nfree(t);",
+                        self.rng.gen_range(0..4),
+                        self.rng.gen_range(0..4)
+                    ),
                 )
             }
             16 => {
@@ -369,7 +373,9 @@ pub fn c_function(f: &Function) -> String {
     out.push_str("  int n = runtime_n;\n");
     let vars: Vec<String> = (0..NX).map(|k| format!("v{k} = x[{k}]")).collect();
     out.push_str(&format!("  double {};\n", vars.join(", ")));
-    out.push_str(&format!("  double a[{LEN}];\n  for (int j = 0; j < {LEN}; j++) a[j] = x[j % {NX}] * (0.5 + 0.1 * j);\n"));
+    out.push_str(&format!(
+        "  double a[{LEN}];\n  for (int j = 0; j < {LEN}; j++) a[j] = x[j % {NX}] * (0.5 + 0.1 * j);\n"
+    ));
     out.push_str(&format!(
         "  double *h = (double *)malloc({LEN} * sizeof(double));\n  for (int j = 0; j < {LEN}; j++) h[j] = x[(j + 1) % \
          {NX}] - 0.05 * j;\n"

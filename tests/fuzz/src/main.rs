@@ -244,11 +244,7 @@ fn main() {
             report_reduced(*seed, opt, o, &args, &dir);
         }
     }
-    println!(
-        "differential tester: {} passed, {} failed",
-        passed.load(Ordering::SeqCst),
-        failed.load(Ordering::SeqCst)
-    );
+    println!("differential tester: {} passed, {} failed", passed.load(Ordering::SeqCst), failed.load(Ordering::SeqCst));
     std::process::exit(if failures.is_empty() { 0 } else { 1 });
 }
 
@@ -284,11 +280,8 @@ fn report_reduced(seed: u64, opt: &str, o: &Outcome, args: &Args, dir: &Path) {
         }
         // The functions the diagnostics name (`in `f5``), else all.
         Outcome::BuildFailed(text) => {
-            let mut v: Vec<String> = functions
-                .iter()
-                .map(|f| f.name.clone())
-                .filter(|n| text.contains(&format!("in `{n}`")))
-                .collect();
+            let mut v: Vec<String> =
+                functions.iter().map(|f| f.name.clone()).filter(|n| text.contains(&format!("in `{n}`"))).collect();
             if v.is_empty() {
                 v = functions.iter().map(|f| f.name.clone()).collect();
             }
