@@ -171,8 +171,10 @@ fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
             LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
             LLVMCall | LLVMInvoke => {
                 // A call may store anything through the pointer (but `free` and intrinsics do not).
-                let harmless = ir::called_function(i)
-                    .is_some_and(|c| matches!(ir::name(c).as_str(), "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm") || ir::name(c).starts_with("llvm."));
+                let harmless = ir::called_function(i).is_some_and(|c| {
+                    matches!(ir::name(c).as_str(), "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm")
+                        || ir::name(c).starts_with("llvm.")
+                });
                 if !harmless && (0..ir::call_arg_count(i)).any(|k| root_of(ir::operand(i, k)) == root) {
                     return false;
                 }

@@ -363,6 +363,10 @@ impl Emitter {
                         return Val::F(self.intrinsic(&intrinsic, &[ty, ir::type_of(n)], &mut [x, n]));
                     }
                     let mut fs: Vec<Value> = vals.into_iter().map(|v| self.as_float(v, ty)).collect();
+                    if *name == "digamma" {
+                        let f = crate::runtime::digamma_function(self.module, ty);
+                        return Val::F(self.call(f, &mut fs));
+                    }
                     Val::F(self.intrinsic(&intrinsic, &[ty], &mut fs))
                 }
             }

@@ -895,6 +895,13 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
                 Kind::Store => ir::operand(i, 1),
                 Kind::MemSet | Kind::MemCpy | Kind::Free => ir::operand(i, 0),
                 Kind::LibCall | Kind::Call(_) | Kind::Custom(_) => return false,
+                // `frexp` writes its exponent through a pointer.
+                Kind::Rule(_)
+                    if ir::opcode(i) == LLVMOpcode::LLVMCall
+                        && (0..ir::call_arg_count(i)).any(|k| ir::is_pointer(ir::type_of(ir::operand(i, k)))) =>
+                {
+                    return false
+                }
                 _ => continue,
             };
             if !is_local(root_of(dst), &kind_of) {

@@ -82,6 +82,12 @@ pub static RULES: &[Rule] = &[
     rule!(["erf"], "x", ["1.1283791670955126 * exp(-(x * x))"]),
     rule!(["erfc"], "x", ["-1.1283791670955126 * exp(-(x * x))"]),
     rule!(["fmod"], "x y", ["1", "-trunc(x / y)"]),
+    rule!(["remainder"], "x y", ["1", "-roundeven(x / y)"]),
+    rule!(["lgamma"], "x", ["digamma(x)"]),
+    rule!(["tgamma"], "x", ["result * digamma(x)"]),
+    rule!(["ldexp"], "x #n", ["exp2(n)", "_"]),
+    // The exponent goes to memory (`int *`): no derivative, not read here.
+    rule!(["frexp"], "x #e", ["select(x == 0, 1, result / x)", "_"]),
     rule!(
         [
             "llvm.floor",
@@ -205,6 +211,11 @@ const FUNCTIONS: &[(&str, usize)] = &[
     ("fabs", 1),
     ("pow", 2),
     ("powi", 2),
+    ("exp2", 1),
+    ("roundeven", 1),
+    // Not an LLVM intrinsic: a helper the engine adds to the module (ψ, the
+    // derivative of log Γ).
+    ("digamma", 1),
 ];
 
 struct Parser<'a> {

@@ -169,3 +169,86 @@ pub(crate) fn adjoint_move_function(module: LLVMModuleRef, elem: Elem) -> Value 
         f
     }
 }
+
+/// ψ(x) = d/dx log Γ(x) in the float type `t`, made once per module and
+/// type (`lgamma` and `tgamma` have derivatives in terms of it). Negative
+/// arguments use the reflection ψ(x) = ψ(1 − x) − π / tan(πx); then the
+/// recurrence ψ(x) = ψ(x + 1) − 1/x lifts x to at least 6, where the
+/// asymptotic series is accurate to the last bits of a double.
+pub(crate) fn digamma_function(module: LLVMModuleRef, t: ir::Type) -> Value {
+    let name = format!("enzyme_rs.digamma.{}", ir::print_type(t));
+    if let Some(f) = existing(module, &name) {
+        return f;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let f = add_function(module, &name, t, &mut [t]);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let block = |n: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, n.as_ptr());
+        let (entry, reflect, start, head, step, tail) =
+            (block(c"entry"), block(c"reflect"), block(c"start"), block(c"head"), block(c"step"), block(c"tail"));
+        let c = |v: f64| LLVMConstReal(t, v);
+        let x = LLVMGetParam(f, 0);
+        let pi = std::f64::consts::PI;
+        let intrinsic = |name: &str, args: &mut [Value]| {
+            let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
+            let mut tys = [t];
+            let decl = LLVMGetIntrinsicDeclaration(module, id, tys.as_mut_ptr(), 1);
+            let fty = LLVMIntrinsicGetType(ctx, id, tys.as_mut_ptr(), 1);
+            LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), args.len() as u32, EMPTY)
+        };
+
+        LLVMPositionBuilderAtEnd(b, entry);
+        let negative = LLVMBuildFCmp(b, llvm_sys::LLVMRealPredicate::LLVMRealOLT, x, c(0.0), EMPTY);
+        LLVMBuildCondBr(b, negative, reflect, start);
+
+        LLVMPositionBuilderAtEnd(b, reflect);
+        let pix = LLVMBuildFMul(b, c(pi), x, EMPTY);
+        let tan = intrinsic("llvm.tan", &mut [pix]);
+        let shift = LLVMBuildFDiv(b, c(-pi), tan, EMPTY);
+        let mirrored = LLVMBuildFSub(b, c(1.0), x, EMPTY);
+        LLVMBuildBr(b, start);
+
+        LLVMPositionBuilderAtEnd(b, start);
+        let x0 = LLVMBuildPhi(b, t, EMPTY);
+        let acc0 = LLVMBuildPhi(b, t, EMPTY);
+        LLVMAddIncoming(x0, [x, mirrored].as_mut_ptr(), [entry, reflect].as_mut_ptr(), 2);
+        LLVMAddIncoming(acc0, [c(0.0), shift].as_mut_ptr(), [entry, reflect].as_mut_ptr(), 2);
+        LLVMBuildBr(b, head);
+
+        LLVMPositionBuilderAtEnd(b, head);
+        let xv = LLVMBuildPhi(b, t, EMPTY);
+        let acc = LLVMBuildPhi(b, t, EMPTY);
+        let small = LLVMBuildFCmp(b, llvm_sys::LLVMRealPredicate::LLVMRealOLT, xv, c(6.0), EMPTY);
+        LLVMBuildCondBr(b, small, step, tail);
+
+        LLVMPositionBuilderAtEnd(b, step);
+        let inv = LLVMBuildFDiv(b, c(1.0), xv, EMPTY);
+        let acc_next = LLVMBuildFSub(b, acc, inv, EMPTY);
+        let x_next = LLVMBuildFAdd(b, xv, c(1.0), EMPTY);
+        LLVMBuildBr(b, head);
+        LLVMAddIncoming(xv, [x0, x_next].as_mut_ptr(), [start, step].as_mut_ptr(), 2);
+        LLVMAddIncoming(acc, [acc0, acc_next].as_mut_ptr(), [start, step].as_mut_ptr(), 2);
+
+        // ψ(x) ≈ log x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ), k = 1..6.
+        LLVMPositionBuilderAtEnd(b, tail);
+        let x2 = LLVMBuildFMul(b, xv, xv, EMPTY);
+        let f2 = LLVMBuildFDiv(b, c(1.0), x2, EMPTY);
+        let coefficients = [1.0 / 12.0, -1.0 / 120.0, 1.0 / 252.0, -1.0 / 240.0, 1.0 / 132.0, -691.0 / 32760.0];
+        let mut series = c(0.0);
+        for k in coefficients.iter().rev() {
+            // series = f2 * (k + series)
+            let s = LLVMBuildFAdd(b, c(*k), series, EMPTY);
+            series = LLVMBuildFMul(b, f2, s, EMPTY);
+        }
+        let log = intrinsic("llvm.log", &mut [xv]);
+        let half = LLVMBuildFDiv(b, c(0.5), xv, EMPTY);
+        let r = LLVMBuildFSub(b, log, half, EMPTY);
+        let r = LLVMBuildFSub(b, r, series, EMPTY);
+        let r = LLVMBuildFAdd(b, r, acc, EMPTY);
+        LLVMBuildRet(b, r);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
