@@ -31,6 +31,78 @@ pub fn autodiff_forward(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(Mode::Forward, attr, item)
 }
 
+/// `#[inactive]` on a function: its calls carry no derivative and run as
+/// they are (Enzyme's `__enzyme_inactivefn`). Logging, counters, caches.
+#[proc_macro_attribute]
+pub fn inactive(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = parse_macro_input!(item as ItemFn);
+    if !attr.is_empty() {
+        return err(Span::call_site(), "`#[inactive]` takes no arguments");
+    }
+    register(f, "__enzyme_inactivefn_", &[]).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// `#[custom_forward(f_fwd)]` on `f`: forward mode calls `f_fwd` instead of
+/// differentiating `f` (Enzyme's `__enzyme_register_derivative_f`). For
+/// `fn f(x: f64, ...) -> f64`, `fn f_fwd(x: f64, dx: f64, ...) -> (f64, f64)`
+/// returns the value and its tangent (every float parameter followed by its
+/// tangent; integers alone).
+#[proc_macro_attribute]
+pub fn custom_forward(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = parse_macro_input!(item as ItemFn);
+    let rules = parse_macro_input!(attr with Punctuated::<syn::Path, Token![,]>::parse_terminated);
+    if rules.len() != 1 {
+        return err(Span::call_site(), "write `#[custom_forward(forward_function)]`");
+    }
+    let rules: Vec<syn::Path> = rules.into_iter().collect();
+    register(f, "__enzyme_register_derivative_", &rules).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// `#[custom_reverse(f_aug, f_rev)]` on `f`: reverse mode calls `f_aug` in
+/// the forward sweep and `f_rev` in the reverse sweep instead of
+/// differentiating `f` (Enzyme's `__enzyme_register_gradient_f`). For
+/// `fn f(x: f64, ...) -> f64`: `fn f_aug(x: f64, ...) -> f64` returns the
+/// value (or `-> (T, f64)` a tape and the value), and `fn f_rev(x: f64, ...,
+/// d_result: f64 [, tape: T]) -> f64` (or a tuple, one adjoint per float
+/// parameter) returns the parameters' adjoints.
+#[proc_macro_attribute]
+pub fn custom_reverse(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = parse_macro_input!(item as ItemFn);
+    let rules = parse_macro_input!(attr with Punctuated::<syn::Path, Token![,]>::parse_terminated);
+    if rules.len() != 2 {
+        return err(Span::call_site(), "write `#[custom_reverse(augmented_function, reverse_function)]`");
+    }
+    let rules: Vec<syn::Path> = rules.into_iter().collect();
+    register(f, "__enzyme_register_gradient_", &rules).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Keeps `f` (out of line: rustc must not inline it before the engine sees
+/// its calls) and adds the registration static Enzyme's spelling asks for:
+/// `{f, rules...}`, kept by `#[used]`, named `<prefix><f>`.
+fn register(mut f: ItemFn, prefix: &str, rules: &[syn::Path]) -> syn::Result<Tokens> {
+    if !f.sig.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            f.sig.generics.span(),
+            "generic functions cannot be registered; register an instantiation",
+        ));
+    }
+    f.attrs.push(syn::parse_quote!(#[inline(never)]));
+    let name = &f.sig.ident;
+    let reg = format_ident!("{}{}", prefix, name);
+    let n = 1 + rules.len();
+    Ok(quote! {
+        #f
+
+        #[used]
+        #[unsafe(no_mangle)]
+        #[allow(non_upper_case_globals)]
+        static #reg: ::enzyme::Registration<#n> = ::enzyme::Registration([
+            #name as *const (),
+            #(#rules as *const ()),*
+        ]);
+    })
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
     Forward,

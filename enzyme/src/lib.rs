@@ -20,12 +20,26 @@
 //! its shadow, a `&mut` of the same type, whose derivatives are added to
 //! (reverse) or written (forward).
 //!
+//! `#[inactive]` marks a function whose calls carry no derivative;
+//! `#[custom_forward(f_fwd)]` and `#[custom_reverse(f_aug, f_rev)]` give a
+//! function derivatives of its own, in Enzyme's conventions (see the
+//! attributes' documentation).
+//!
 //! Derivatives are made at link time by enzyme-rs: build with `cargo enzyme
 //! build` (or `run`, `test`). A plain `cargo build` fails to link, with an
 //! undefined symbol whose name says `build_with_cargo_enzyme`, never with a
 //! wrong result.
 
-pub use enzyme_macros::{autodiff_forward, autodiff_reverse};
+pub use enzyme_macros::{autodiff_forward, autodiff_reverse, custom_forward, custom_reverse, inactive};
+
+/// The functions a registration names (`{f, rules...}`), as Enzyme's
+/// `void *__enzyme_register_…[N]` arrays; made by `#[inactive]`,
+/// `#[custom_forward]` and `#[custom_reverse]`, read by the engine.
+#[repr(transparent)]
+pub struct Registration<const N: usize>(pub [*const (); N]);
+
+// Only addresses of functions, never dereferenced from Rust.
+unsafe impl<const N: usize> Sync for Registration<N> {}
 
 /// The version of enzyme-rs this crate belongs to.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
