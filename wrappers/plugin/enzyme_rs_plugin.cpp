@@ -85,7 +85,9 @@ struct EnzymeAttr : public ParsedAttrInfo {
   EnzymeAttr(llvm::ArrayRef<Spelling> S, Fits W, const char *Ann, unsigned Args)
       : Where(W), Annotation(Ann) {
     Spellings = S;
-    NumArgs = Args;
+    // Optional as far as clang's parser goes (it parses the arguments of
+    // [[ns::name(...)]] plugin attributes only then); counted when handled.
+    OptArgs = Args;
   }
 
   bool diagAppertainsToDecl(Sema &S, const ParsedAttr &A,
@@ -156,7 +158,22 @@ struct FunctionLikeAttr : EnzymeAttr {
     auto *Arg = A.getNumArgs() == 1 && A.isArgExpr(0) ? A.getArgAsExpr(0)
                                                        : nullptr;
     auto *Lit = Arg ? dyn_cast<StringLiteral>(Arg->IgnoreParenCasts()) : nullptr;
-    if (!Lit) {
+    std::string Name = Lit ? Lit->getString().str() : "";
+    if (!Lit && A.getNumArgs() == 0) {
+      // clang skips the arguments of [[scope::name(...)]] plugin attributes:
+      // read the string literal back from the source.
+      bool Invalid = false;
+      const char *P = S.getSourceManager().getCharacterData(A.getLoc(), &Invalid);
+      if (!Invalid && P) {
+        llvm::StringRef Rest(P, 256);
+        Rest = Rest.take_until([](char C) { return C == '\n' || C == 0; });
+        auto Open = Rest.find("(\""), Close = Rest.find("\")");
+        if (Open != llvm::StringRef::npos && Close != llvm::StringRef::npos &&
+            Close > Open + 2)
+          Name = Rest.substr(Open + 2, Close - Open - 2).str();
+      }
+    }
+    if (Name.empty()) {
       unsigned Id = S.getDiagnostics().getCustomDiagID(
           DiagnosticsEngine::Error,
           "'enzyme_function_like' takes the name of a math function as a "
@@ -164,7 +181,7 @@ struct FunctionLikeAttr : EnzymeAttr {
       S.Diag(A.getLoc(), Id);
       return AttributeNotApplied;
     }
-    annotate(S, D, A, ("enzyme_function_like=" + Lit->getString()).str());
+    annotate(S, D, A, "enzyme_function_like=" + Name);
     return AttributeApplied;
   }
 };
