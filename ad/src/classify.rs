@@ -260,10 +260,12 @@ fn classify_call(call: Value) -> Kind {
             "a function registered with __enzyme_function_like must take and return what the math function does",
         );
     }
-    if name.contains("__enzyme_") {
+    if crate::registry::is_enzyme_api_name(&name) {
+        // Requests inside differentiated code were made into calls of their
+        // derivatives first (higher order); what is left is not implemented.
         return unsupported(
-            format!("nested `{name}` call inside a differentiated function"),
-            "higher-order differentiation is not supported yet",
+            format!("call to `{}` inside a differentiated function", display_name(&name)),
+            "this part of Enzyme's API is not supported yet",
         );
     }
     let ret = ir::type_of(call);

@@ -122,11 +122,70 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
             None => {}
         }
     }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    // Higher order: a request whose code holds another request's call (the
+    // inner derivative, `__enzyme_fwddiff` inside a function given to
+    // `__enzyme_autodiff`) waits until that call has become a call of the
+    // inner derivative; then the outer differentiates the inner's code.
+    let mut summary = Summary::default();
+    while !plans.is_empty() {
+        let reach: Vec<HashSet<Value>> = plans.iter().map(reached_by).collect();
+        let (ready, waiting): (Vec<usize>, Vec<usize>) = (0..plans.len()).partition(|&k| {
+            !plans.iter().enumerate().any(|(j, q)| j != k && reach[k].contains(&ir::parent_function(q.call)))
+        });
+        if ready.is_empty() {
+            return Err(plans
+                .iter()
+                .map(|p| {
+                    markers::at_call(
+                        p.call,
+                        format!(
+                            "`{}` of `{}` is requested inside the code it differentiates",
+                            entry_name(p.mode),
+                            display_name(&ir::name(p.function))
+                        ),
+                    )
+                    .with_help("a derivative cannot contain a request for itself; move the request out of the function")
+                })
+                .collect());
+        }
+        let mut all: Vec<Option<MarkerCall>> = plans.into_iter().map(Some).collect();
+        let round: Vec<MarkerCall> = ready.iter().map(|k| all[*k].take().expect("once")).collect();
+        plans = waiting.iter().map(|k| all[*k].take().expect("once")).collect();
+        differentiate_round(module, &round, options, &mut summary)?;
+    }
+    remove_type_hints(module);
+    registry::finish(module);
+    define_leftover_markers(module);
+    Ok(summary)
+}
 
+/// The functions a request differentiates: its function, the functions
+/// given for its parameters, and what they call.
+fn reached_by(plan: &MarkerCall) -> HashSet<Value> {
+    let mut out = HashSet::new();
+    let roots = std::iter::once(plan.function).chain(plan.known_functions().into_iter().flatten());
+    for r in roots {
+        out.extend(called_from(r));
+    }
+    out
+}
+
+/// Checks and generates the derivatives of a set of requests none of which
+/// contains another's call, and rewrites their calls.
+fn differentiate_round(
+    module: LLVMModuleRef,
+    plans: &[MarkerCall],
+    options: &Options,
+    summary: &mut Summary,
+) -> Result<(), Vec<Diagnostic>> {
+    let mut diags = Vec::new();
     let mut gen = Generator::new(module);
     gen.report_activity = options.report_activity;
     let mut checked: HashSet<(Value, Vec<bool>, Mode)> = HashSet::new();
-    for plan in &plans {
+    for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
             Err(e) => {
@@ -165,14 +224,13 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         return Err(diags);
     }
 
-    let mut summary = Summary::default();
     let mut targets = Vec::new();
-    for plan in &plans {
+    for plan in plans {
         let clone = gen.prep.ensure(module, plan.function, &plan.known_functions()).expect("cloned above");
         targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask()));
     }
     gen.run();
-    summary.activity = std::mem::take(&mut gen.reports);
+    summary.activity.append(&mut gen.reports);
     let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
     for (plan, d) in plans.iter().zip(targets) {
         rewrite(module, plan, d, &shadow_globals);
@@ -186,13 +244,11 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         ));
     }
     gen.prep.delete_all();
-    remove_type_hints(module);
-    registry::finish(module);
-    define_leftover_markers(module);
     if gen.made_coroutines {
+        // Before a later round differentiates code that calls them.
         lower_coroutines(module).map_err(|e| vec![Diagnostic::new(e)])?;
     }
-    Ok(summary)
+    Ok(())
 }
 
 /// A global passed as a duplicated argument must not also be used directly

@@ -368,7 +368,14 @@ fn analyze_once(
                 }
                 Kind::Realloc => {
                     // The new block is what the old one was (null: a fresh block).
-                    let s = if is_null_like(ops[0]) { Some(PtrStatus::Shadowed) } else { m.known(ops[0]) };
+                    // An old block not analysed yet is fed back by a loop (a
+                    // buffer grown in place, as a tape is): taken as the
+                    // function's own heap until the fixpoint knows better.
+                    let s = if is_null_like(ops[0]) {
+                        Some(PtrStatus::Shadowed)
+                    } else {
+                        m.known(ops[0]).or(Some(PtrStatus::Shadowed))
+                    };
                     if let Some(s) = s {
                         m.ptr.insert(i, s);
                     }

@@ -296,7 +296,7 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
 
 /// A function name of Enzyme's C API: `__enzyme_...`, or its Itanium
 /// mangling for a top-level C++ function (`_Z17__enzyme_autodiff...`).
-fn is_enzyme_api_name(name: &str) -> bool {
+pub(crate) fn is_enzyme_api_name(name: &str) -> bool {
     if name.starts_with("__enzyme_") {
         return true;
     }
