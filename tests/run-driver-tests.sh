@@ -73,5 +73,30 @@ check "Enzyme's plugin flags are accepted (and said with -v to be unneeded)" bas
 check "Enzyme's plugin flags on a compile step" bash -c "$CC -O2 -c -fplugin=/x/ClangEnzyme-22.so lib.c -o libp.o && $CC -O2 -fpass-plugin=/x/LLVMEnzyme-22.so main.c libp.o -o app10 -lm && ./app10"
 check "-mllvm -enzyme-print-activity maps to -fenzyme-print-activity" bash -c "$CC -O2 -mllvm -enzyme-print-activity main.c lib.c -o app11 -lm 2>&1 | grep -q 'activity of .energy.'"
 check "-mllvm -enzyme-<other> is refused, naming it" bash -c "! $CC -O2 -mllvm -enzyme-loose-types main.c lib.c -o app12 -lm 2>err.txt && grep -q 'enzyme-loose-types. is an option of Enzyme' err.txt && test ! -e app12"
+# Sanitizers: compile steps leave AddressSanitizer out, the link step runs it
+# after differentiation (derivatives instrumented too); UBSan checks stay.
+cat >san.c <<'C'
+#include <enzyme/enzyme.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+static double f(const double *x, int n) {
+  double *t = malloc(n * sizeof(double)), s = 0;
+  for (int i = 0; i < n; i++) t[i] = sin(x[i]) * x[i];
+  for (int i = 0; i < n; i++) s += t[i] * t[(i + 1) % n];
+  free(t);
+  return s;
+}
+int main(int argc, char **argv) {
+  double x[3] = {0.1, 0.2, 0.3}, dx[3] = {0};
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, 3);
+  double want = (cos(0.1) * 0.1 + sin(0.1)) * (sin(0.2) * 0.2 + sin(0.3) * 0.3);
+  if (fabs(dx[0] - want) > 1e-12) return 1;
+  if (argc > 1) { double *b = malloc(2 * sizeof(double)); b[argc + 1] = 1; printf("%g\n", b[0]); }
+  return 0;
+}
+C
+check "-fsanitize=address,undefined: derivative right, overflow found" bash -c "$CC -O2 -g -fsanitize=address,undefined san.c -o san -lm && ./san && ! ./san overflow 2>asan.txt && grep -q heap-buffer-overflow asan.txt"
+check "-fsanitize=address with separate compile and link" bash -c "$CC -O1 -fsanitize=address -c san.c -o san.o && $CC -fsanitize=address san.o -o san2 -lm && ./san2"
 echo "driver flags: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

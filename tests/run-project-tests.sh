@@ -17,6 +17,16 @@ for cflags in "-O0 -g" "-O2" "-O3 -g"; do
   report "make project [$cflags]" $?
 done
 
+# A C++ project written for Enzyme, with its build flags (Enzyme's clang
+# plugin, AddressSanitizer), built with only the compiler swapped.
+CXX_=${ENZYME_CXX:-enzyme-c++}
+for cflags in "-O0 -g" "-O2"; do
+  dir="$build/enzyme-style-make$(echo "$cflags" | tr -d ' -')"
+  cp -r "$here/projects/enzyme-style-make" "$dir"
+  (cd "$dir" && make -s CXX="$CXX_" CXXFLAGS="$cflags" check)
+  report "Enzyme-style make project, -fplugin=ClangEnzyme-22.so -fsanitize=address [$cflags]" $?
+done
+
 # Kernels vectorised by plain clang -O3 (vector loops, remainders,
 # `llvm.vector.reduce.*`), differentiated as they are; AVX2 widens them.
 CLANG=${CLANG:-$(command -v clang-22 || echo /usr/lib/llvm-22/bin/clang)}
@@ -48,6 +58,9 @@ if command -v cmake >/dev/null; then
   FC=${ENZYME_FC:-enzyme-fortran}
   for type in Debug Release; do
     cmake_project "CMake project" "$here/projects/cmake" $type -DCMAKE_C_COMPILER="$(command -v "$CC")"
+    # Written for Enzyme: mangled entry points, a custom gradient, nested Hessian-vector products.
+    cmake_project "Enzyme-style CMake project (C++)" "$here/projects/enzyme-style-cmake" $type \
+      -DCMAKE_CXX_COMPILER="$(command -v "$CXX")"
     # C, C++ and Fortran: -DCMAKE_<LANG>_COMPILER=enzyme-*.
     cmake_project "CMake project in C, C++ and Fortran" "$here/projects/cmake-mixed" $type \
       -DCMAKE_C_COMPILER="$(command -v "$CC")" -DCMAKE_CXX_COMPILER="$(command -v "$CXX")" \

@@ -320,7 +320,10 @@ fn classify_call(call: Value) -> Kind {
         if name == "realloc" {
             return Kind::Realloc;
         }
-        if INACTIVE_LIBRARY.contains(&name.as_str()) && !contains_float(ret) {
+        // UndefinedBehaviorSanitizer's reports (`-fsanitize=undefined` checks
+        // are made by the front end, before differentiation).
+        let ubsan = name.starts_with("__ubsan_handle_");
+        if (ubsan || INACTIVE_LIBRARY.contains(&name.as_str())) && !contains_float(ret) {
             return Kind::LibCall;
         }
         if ir::is_float(ret) {

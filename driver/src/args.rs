@@ -131,6 +131,47 @@ pub struct Invocation {
     /// What was dropped from the command line as not needed here (Enzyme's
     /// plugins), said with `-v`.
     pub notes: Vec<String>,
+    /// `-fsanitize=address`: compile steps leave it out (instrumentation
+    /// before differentiation would be differentiated), the link step runs
+    /// AddressSanitizer after the AD pass, on derivatives too.
+    pub sanitize_address: bool,
+}
+
+/// Whether a command line asks for AddressSanitizer (the last of
+/// `-fsanitize=...address...` / `-fno-sanitize=...address...` wins).
+fn wants_address_sanitizer(args: &[String]) -> bool {
+    let mut on = false;
+    for a in args {
+        if let Some(list) = a.strip_prefix("-fsanitize=") {
+            if list.split(',').any(|s| s == "address") {
+                on = true;
+            }
+        } else if let Some(list) = a.strip_prefix("-fno-sanitize=") {
+            if list.split(',').any(|s| s == "address" || s == "all") {
+                on = false;
+            }
+        }
+    }
+    on
+}
+
+/// A compile step's arguments without AddressSanitizer: `address` out of
+/// `-fsanitize=` lists, its `-fsanitize-address-*` options dropped. Other
+/// sanitizers (UndefinedBehaviorSanitizer checks are made by the front end)
+/// stay.
+pub fn without_address_sanitizer(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        if let Some(list) = a.strip_prefix("-fsanitize=") {
+            let rest: Vec<&str> = list.split(',').filter(|s| *s != "address").collect();
+            if !rest.is_empty() {
+                out.push(format!("-fsanitize={}", rest.join(",")));
+            }
+        } else if !a.starts_with("-fsanitize-address-") {
+            out.push(a.clone());
+        }
+    }
+    out
 }
 
 /// Whether a path names one of Enzyme's plugins (`ClangEnzyme-22.so`,
@@ -377,9 +418,11 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
         all_args: Vec::new(),
         print_activity: false,
         notes: Vec::new(),
+        sanitize_address: false,
     };
     let args = strip_enzyme_plugin_flags(args, &mut inv)?;
     inv.all_args = args.iter().filter(|a| !is_enzyme_flag(a)).cloned().collect();
+    inv.sanitize_address = wants_address_sanitizer(&args);
     let mut compile_only = false;
     let mut pass_through = false;
     let mut version = false;

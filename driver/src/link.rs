@@ -113,7 +113,9 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                         let out = tmp.join(format!("input{k}.o"));
                         let fortran = crate::toolchain::is_fortran(lang);
                         let mut cmd = Command::new(tc.compiler_for(lang)?);
-                        cmd.args(&inv.compile_flags).args(compile_flags(fortran)).args(tc.include_flags_for(fortran));
+                        cmd.args(crate::args::without_address_sanitizer(&inv.compile_flags))
+                            .args(compile_flags(fortran))
+                            .args(tc.include_flags_for(fortran));
                         if !fortran {
                             cmd.args(tc.plugin_flags()?);
                         }
@@ -407,6 +409,10 @@ fn differentiate(
     progress.phase("optimising the derivatives");
     pipeline::post_ad(module, &tm, level)?;
     lap("post-AD pipeline");
+    if inv.sanitize_address {
+        pipeline::address_sanitizer(module, &tm)?;
+        lap("AddressSanitizer");
+    }
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("final.ll"));
     }

@@ -125,6 +125,23 @@ pub fn post_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Resu
     }
 }
 
+/// AddressSanitizer over the whole module, derivatives included: every
+/// function with a body is marked for instrumentation (what clang does for
+/// `-fsanitize=address` when it compiles) and LLVM's `asan` pass runs.
+pub fn address_sanitizer(module: &Module<'_>, tm: &TargetMachine) -> Result<(), DriverError> {
+    let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("sanitize_address");
+    let ctx = module.get_context();
+    for f in module.get_functions() {
+        if f.count_basic_blocks() > 0 {
+            f.add_attribute(inkwell::attributes::AttributeLoc::Function, ctx.create_enum_attribute(kind, 0));
+        }
+    }
+    let opts = PassBuilderOptions::create();
+    module
+        .run_passes("asan", tm, opts)
+        .map_err(|e| DriverError::Llvm(format!("AddressSanitizer instrumentation failed: {e}")))
+}
+
 /// Writes a native object file.
 pub fn emit_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Result<(), DriverError> {
     tm.write_to_file(module, FileType::Object, path)
