@@ -98,5 +98,9 @@ int main(int argc, char **argv) {
 C
 check "-fsanitize=address,undefined: derivative right, overflow found" bash -c "$CC -O2 -g -fsanitize=address,undefined san.c -o san -lm && ./san && ! ./san overflow 2>asan.txt && grep -q heap-buffer-overflow asan.txt"
 check "-fsanitize=address with separate compile and link" bash -c "$CC -O1 -fsanitize=address -c san.c -o san.o && $CC -fsanitize=address san.o -o san2 -lm && ./san2"
+# Textual IR given to a link step is differentiated like any bitcode.
+check ".ll files on a link step" bash -c "${CLANG:-/usr/lib/llvm-22/bin/clang} -O1 -S -emit-llvm lib.c -o lib.ll && $CC -O2 main.c lib.ll -o app13 -lm && ./app13"
+# enzyme-c++ compiles .c inputs as C++, as clang++ does.
+check "enzyme-c++ treats .c inputs as C++" bash -c "printf '%s\n' '#include <cmath>' 'double energy(double x) { auto sq = [](double v) { return v * v; }; return 2.0 * sq(x) + std::sin(x); }' > libcxx.c && printf '%s\n' '#include <enzyme/enzyme.h>' '#include <cmath>' 'double energy(double x);' 'int main() { double x = 0.5; return std::fabs(__enzyme_autodiff<double>((void *)energy, x) - (4 * x + std::cos(x))) > 1e-12; }' > maincxx.cpp && ${ENZYME_CXX:-enzyme-c++} -std=c++17 maincxx.cpp libcxx.c -o app14 && ./app14"
 echo "driver flags: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -371,7 +371,7 @@ fn kind_for(path: &str, forced: Option<&str>) -> InputKind {
         "mm" | "M" => InputKind::Source("objective-c++".into()),
         "s" => InputKind::Assembly("assembler".into()),
         "S" | "sx" => InputKind::Assembly("assembler-with-cpp".into()),
-        "o" | "obj" | "bc" | "lo" => InputKind::Object,
+        "o" | "obj" | "bc" | "ll" | "lo" => InputKind::Object,
         "a" | "rlib" => InputKind::Archive,
         _ => InputKind::LinkerInput,
     }
@@ -438,6 +438,13 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
                 InputKind::Source(forced_lang.clone().unwrap_or_else(|| "c".into()))
             } else {
                 kind_for(a, forced_lang.as_deref())
+            };
+            // clang++ compiles `.c` files as C++ (unless told `-x c`).
+            let kind = match kind {
+                InputKind::Source(l) if l == "c" && language == Language::Cxx && forced_lang.is_none() => {
+                    InputKind::Source("c++".into())
+                }
+                k => k,
             };
             inv.link_items.push(LinkItem::Input(inv.inputs.len()));
             inv.inputs.push(Input { path: a.to_string(), kind });

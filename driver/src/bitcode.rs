@@ -109,6 +109,13 @@ fn take_llvm_errors() -> String {
 /// Parses bitcode bytes into a module.
 pub fn parse<'ctx>(ctx: &'ctx Context, bytes: &[u8], name: &str) -> Result<Module<'ctx>, DriverError> {
     let buf = MemoryBuffer::create_from_memory_range_copy(bytes, name);
+    if name.ends_with(".ll") {
+        // Textual IR given to a link step.
+        return ctx.create_module_from_ir(buf).map_err(|e| DriverError::BadInput {
+            path: PathBuf::from(name),
+            message: format!("invalid LLVM IR: {}", e.to_string().trim()),
+        });
+    }
     Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| {
         let details = take_llvm_errors();
         let msg = if details.is_empty() { e.to_string() } else { details };

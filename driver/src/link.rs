@@ -144,7 +144,12 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                     InputKind::Object => {
                         let path = Path::new(&input.path);
                         let bytes = read(path)?;
-                        match bitcode::object_kind(&bytes) {
+                        let kind = if input.path.ends_with(".ll") {
+                            ObjectKind::Bitcode // textual IR, parsed as such
+                        } else {
+                            bitcode::object_kind(&bytes)
+                        };
+                        match kind {
                             ObjectKind::Bitcode => {
                                 g.mark_slot();
                                 g.objects.push((input.path.clone(), bytes));
