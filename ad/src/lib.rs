@@ -106,6 +106,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     if let Err(ds) = registry::read(module) {
         diags.extend(ds);
     }
+    simplify_callers(module);
     let mut plans: Vec<MarkerCall> = Vec::new();
     diags.extend(markers::address_taken(module));
     for (call, ep) in markers::find(module) {
@@ -160,6 +161,30 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     registry::finish(module);
     define_leftover_markers(module);
     Ok(summary)
+}
+
+/// Unoptimised (`-O0`) callers of entry points, where wrappers such as
+/// `<enzyme/enzyme>`'s always-inlined helpers leave the markers and values
+/// in stack slots: SSA form is made (SROA, early CSE) so each argument of the
+/// call is seen as what it is. `optnone` is taken off those callers only.
+fn simplify_callers(module: LLVMModuleRef) {
+    let optnone = ir::attr_kind("optnone");
+    let mut callers = Vec::new();
+    for (call, ep) in markers::find(module) {
+        if ep.is_some() {
+            let f = ir::parent_function(call);
+            let unoptimised =
+                unsafe { !LLVMGetEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, optnone).is_null() };
+            if unoptimised && !callers.contains(&f) {
+                callers.push(f);
+            }
+        }
+    }
+    for f in callers {
+        unsafe { LLVMRemoveEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, optnone) };
+        // Best effort: on failure the markers are read as they are.
+        let _ = prep::run_passes(prep::PassTarget::Function(f), "sroa<modify-cfg>,early-cse");
+    }
 }
 
 /// The functions a request differentiates: its function, the functions
