@@ -243,23 +243,59 @@ fn entry_name(mode: Mode) -> &'static str {
     }
 }
 
+/// Gives an `invoke` a normal destination of its own when its block is
+/// shared (a loop or a join after the call): a new block that branches on,
+/// with the phis of the old destination taking their value for this edge from it.
+fn split_shared_normal_edge(invoke: Value) {
+    unsafe {
+        let normal = LLVMGetNormalDest(invoke);
+        let mut preds = 0;
+        let mut u = LLVMGetFirstUse(ir::block_value(normal));
+        while !u.is_null() {
+            preds += 1;
+            u = LLVMGetNextUse(u);
+        }
+        if preds <= 1 {
+            return;
+        }
+        let from = LLVMGetInstructionParent(invoke);
+        let f = ir::parent_function(invoke);
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        let edge = LLVMAppendBasicBlockInContext(ctx, f, c"invoke.cont".as_ptr());
+        let b = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderAtEnd(b, edge);
+        LLVMBuildBr(b, normal);
+        LLVMSetNormalDest(invoke, edge);
+        // Phis of the old destination: the incoming block `from` becomes `edge`.
+        for phi in ir::instructions(normal) {
+            if ir::opcode(phi) != llvm_sys::LLVMOpcode::LLVMPHI {
+                break;
+            }
+            let incoming = ir::incoming(phi);
+            if !incoming.iter().any(|(_, blk)| *blk == from) {
+                continue;
+            }
+            LLVMPositionBuilderBefore(b, phi);
+            let new = LLVMBuildPhi(b, ir::type_of(phi), c"".as_ptr());
+            for (v, blk) in incoming {
+                let mut v = v;
+                let mut blk = if blk == from { edge } else { blk };
+                LLVMAddIncoming(new, &mut v, &mut blk, 1);
+            }
+            LLVMReplaceAllUsesWith(phi, new);
+            LLVMInstructionEraseFromParent(phi);
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
 /// Reads a marker call's arguments.
 pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
     let entry = entry_name(mode);
     if ir::opcode(call) == llvm_sys::LLVMOpcode::LLVMInvoke {
         // Rewritten as an invoke of the derivative; the result is converted at
         // the start of the normal destination, which must be entered only from here.
-        let normal = unsafe { LLVMGetNormalDest(call) };
-        let mut preds = 0;
-        let mut u = unsafe { LLVMGetFirstUse(ir::block_value(normal)) };
-        while !u.is_null() {
-            preds += 1;
-            u = unsafe { LLVMGetNextUse(u) };
-        }
-        if preds != 1 {
-            return Err(at_call(call, format!("`{entry}` called with `invoke` into a shared block is not supported"))
-                .with_help("declare the entry point `noexcept` (C++)"));
-        }
+        split_shared_normal_edge(call);
     }
     let n = ir::call_arg_count(call);
     let arg = |k: u32| ir::operand(call, k);
