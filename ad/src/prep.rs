@@ -152,6 +152,7 @@ impl Prep {
         for c in &fresh {
             run_pipeline(*c)?;
             crate::bits::canonicalise(*c);
+            expand_out_parameters(*c);
             // The optimiser turns code with undefined behaviour into `unreachable`;
             // a clone that lost every return would differentiate into garbage.
             let orig = self.original_of[c];
@@ -322,6 +323,68 @@ fn copy_interface(f: Value, c: Value) {
                 LLVMAddAttributeAtIndex(c, idx, a);
             }
         }
+    }
+}
+
+/// libm functions that return through pointers become what they compute:
+/// `sincos(x, s, c)` stores `sin(x)` and `cos(x)`; `modf(x, ip)` stores
+/// `trunc(x)` and returns `x - trunc(x)` (and LLVM's `llvm.modf` /
+/// `llvm.sincos`, which return both as a pair, the same pair). Then the
+/// stores and pairs carry derivatives like any other.
+fn expand_out_parameters(f: Value) {
+    let calls: Vec<(Value, String)> = ir::blocks(f)
+        .into_iter()
+        .flat_map(ir::instructions)
+        .filter(|i| ir::opcode(*i) == llvm_sys::LLVMOpcode::LLVMCall)
+        .filter_map(|i| {
+            let name = ir::name(ir::called_function(i)?);
+            let known = matches!(name.as_str(), "sincos" | "sincosf" | "modf" | "modff")
+                || name.starts_with("llvm.modf.")
+                || name.starts_with("llvm.sincos.");
+            known.then_some((i, name))
+        })
+        .collect();
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        let b = LLVMCreateBuilderInContext(ctx);
+        let module = LLVMGetGlobalParent(f);
+        let intrinsic = |name: &str, t: ir::Type, x: Value| {
+            let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
+            let mut tys = [t];
+            let decl = LLVMGetIntrinsicDeclaration(module, id, tys.as_mut_ptr(), 1);
+            let fty = LLVMIntrinsicGetType(ctx, id, tys.as_mut_ptr(), 1);
+            let mut args = [x];
+            LLVMBuildCall2(b, fty, decl, args.as_mut_ptr(), 1, c"".as_ptr())
+        };
+        for (call, name) in calls {
+            LLVMPositionBuilderBefore(b, call);
+            let x = ir::operand(call, 0);
+            let t = ir::type_of(x);
+            if name.starts_with("llvm.") {
+                // The intrinsics return both results: `{frac, whole}`, `{sin, cos}`.
+                let (a, c) = if name.starts_with("llvm.modf.") {
+                    let whole = intrinsic("llvm.trunc", t, x);
+                    (LLVMBuildFSub(b, x, whole, c"".as_ptr()), whole)
+                } else {
+                    (intrinsic("llvm.sin", t, x), intrinsic("llvm.cos", t, x))
+                };
+                let agg = LLVMGetUndef(ir::type_of(call));
+                let agg = LLVMBuildInsertValue(b, agg, a, 0, c"".as_ptr());
+                let agg = LLVMBuildInsertValue(b, agg, c, 1, c"".as_ptr());
+                LLVMReplaceAllUsesWith(call, agg);
+            } else if name.starts_with("sincos") {
+                let (s, c) = (intrinsic("llvm.sin", t, x), intrinsic("llvm.cos", t, x));
+                LLVMBuildStore(b, s, ir::operand(call, 1));
+                LLVMBuildStore(b, c, ir::operand(call, 2));
+            } else {
+                let whole = intrinsic("llvm.trunc", t, x);
+                LLVMBuildStore(b, whole, ir::operand(call, 1));
+                let frac = LLVMBuildFSub(b, x, whole, c"".as_ptr());
+                LLVMReplaceAllUsesWith(call, frac);
+            }
+            LLVMInstructionEraseFromParent(call);
+        }
+        LLVMDisposeBuilder(b);
     }
 }
 

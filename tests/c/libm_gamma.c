@@ -1,7 +1,8 @@
 /* lgamma and tgamma (through ψ, the digamma function the engine adds),
- * ldexp, frexp and remainder: reverse against closed forms (ψ at known
+ * ldexp, frexp, remainder, sincos and modf (results through pointers): reverse against closed forms (ψ at known
  * points) and finite differences, forward against reverse; printf with float
  * arguments and clock() inside the differentiated code carry no derivative. */
+#define _GNU_SOURCE /* sincos */
 #include <time.h>
 #include "check.h"
 
@@ -19,6 +20,16 @@ static double noisy(double x) {
   return lgamma(x * x + 1.0) * x;
 }
 static float lgf(float x) { return lgammaf(x); }
+static double sc(double x) {
+  double s, c;
+  sincos(x * x, &s, &c);
+  return s * c; /* sin(2x²)/2 */
+}
+static double mf(double x) {
+  double whole;
+  double frac = modf(3.0 * x, &whole);
+  return frac * frac + whole;
+}
 
 int main(void) {
   const double euler = 0.57721566490153286;
@@ -33,6 +44,8 @@ int main(void) {
   CHECK_UNARY(scaled, 0.7, 16 * 0.7);
   CHECK_UNARY(mantissa, 3.3, 2 * 3.3);
   CHECK_UNARY(rem, 1.1, 2 * 1.1);
+  CHECK_UNARY(sc, 0.7, cos(2 * 0.7 * 0.7) * 2 * 0.7);
+  CHECK_UNARY(mf, 0.7, 2 * (3 * 0.7 - 2) * 3);
   for (double x = 0.3; x < 3; x += 0.9) {
     double rev = __enzyme_autodiff((void *)noisy, x);
     double fwd = __enzyme_fwddiff((void *)noisy, enzyme_dup, x, 1.0);
