@@ -194,13 +194,8 @@ impl Shadows {
                     ir::set_name(s, "shadow");
                     if !a.zeroed {
                         let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
-                        LLVMBuildMemSet(
-                            e.b,
-                            s,
-                            zero,
-                            map.get(&ir::operand(i, 0)).copied().unwrap_or(ir::operand(i, 0)),
-                            1,
-                        );
+                        let n = ir::operand(i, a.size_arg);
+                        LLVMBuildMemSet(e.b, s, zero, map.get(&n).copied().unwrap_or(n), 1);
                     }
                     s
                 }

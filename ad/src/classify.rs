@@ -132,10 +132,10 @@ pub(crate) fn classify(i: Value) -> Kind {
 
 /// Allocation functions, C and Itanium C++ ABI.
 pub(crate) static ALLOCATORS: &[Allocator] = &[
-    Allocator { name: "malloc", free: "free", zeroed: false },
-    Allocator { name: "calloc", free: "free", zeroed: true },
-    Allocator { name: "_Znwm", free: "_ZdlPv", zeroed: false },
-    Allocator { name: "_Znam", free: "_ZdaPv", zeroed: false },
+    Allocator { name: "malloc", free: "free", zeroed: false, size_arg: 0 },
+    Allocator { name: "calloc", free: "free", zeroed: true, size_arg: 0 },
+    Allocator { name: "_Znwm", free: "_ZdlPv", zeroed: false, size_arg: 0 },
+    Allocator { name: "_Znam", free: "_ZdaPv", zeroed: false, size_arg: 0 },
 ];
 
 /// Deallocation functions (the pointer is the first argument).
@@ -237,6 +237,12 @@ fn classify_call(call: Value) -> Kind {
     }
     if crate::custom::rules_of(callee).is_some() {
         return Kind::Custom(callee);
+    }
+    if let Some(a) = crate::registry::allocation_like(callee) {
+        return Kind::Alloc(a);
+    }
+    if crate::registry::is_deallocation_like(callee) {
+        return Kind::Free;
     }
     if name == crate::registry::IGNORE_DERIVATIVES {
         // A stop-gradient: replaced by its argument once derivatives are made.

@@ -93,6 +93,8 @@ pub(crate) struct Allocator {
     pub free: &'static str,
     /// Whether the memory comes back zeroed (then the shadow needs no memset).
     pub zeroed: bool,
+    /// Which argument is the size in bytes (to zero the shadow).
+    pub size_arg: u32,
 }
 
 /// Whether a type is, or contains, a floating-point type.

@@ -24,6 +24,14 @@ pub const INACTIVE: &str = "enzyme_inactive";
 /// Function attribute: calls are differentiated with the rule of the math
 /// function named by the value (`enzyme_math`=`log1p`).
 pub const MATH: &str = "enzyme_math";
+/// Function attribute: an allocator (`__enzyme_allocation_like`); the value
+/// is the index of its size argument.
+const ALLOCATOR: &str = "enzyme_allocator";
+/// Function attribute of an allocator: the name of its deallocation function.
+const DEALLOCATOR_FN: &str = "enzyme_deallocator_fn";
+/// Function attribute: a deallocation function of a registered allocator.
+const DEALLOCATOR: &str = "enzyme_deallocator";
+
 /// Marks functions this module made `noinline` (undone after differentiation).
 const HELD_OUT_OF_LINE: &str = "enzyme-rs.held-out-of-line";
 
@@ -42,6 +50,8 @@ enum Registration {
     Gradient,
     /// `{f, forward}`: a custom forward-mode derivative.
     Derivative,
+    /// `{alloc, size argument, "-1", free}`: an allocator and its deallocator.
+    AllocationLike,
     /// Known in Enzyme, not implemented here yet: (what it is).
     NotYet(&'static str),
 }
@@ -54,7 +64,7 @@ const REGISTRATIONS: &[(&str, Registration)] = &[
     ("__enzyme_register_gradient", Registration::Gradient),
     ("__enzyme_register_derivative", Registration::Derivative),
     ("__enzyme_register_splitderivative", Registration::NotYet("a custom split forward-mode derivative")),
-    ("__enzyme_allocation_like", Registration::NotYet("a custom allocation function")),
+    ("__enzyme_allocation_like", Registration::AllocationLike),
 ];
 
 /// Marker globals of Enzyme's calling convention (checked where they are
@@ -161,6 +171,31 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
                 crate::custom::register(fns[0], crate::custom::DERIVATIVE, fns[1]);
             }
         }
+        Registration::AllocationLike => {
+            let alloc = elems.first().and_then(|e| ir::strip_to_function(*e));
+            let free = elems.get(3).and_then(|e| ir::strip_to_function(*e));
+            let size = elems.get(1).and_then(|e| constant_index(*e));
+            let which = elems.get(2).and_then(|e| c_string(*e));
+            match (alloc, size, which.as_deref(), free) {
+                (Some(a), Some(k), Some("-1"), Some(fr)) if elems.len() == 4 && k < ir::params(a).len() as u64 => {
+                    set_fn_attr(a, ALLOCATOR, &k.to_string());
+                    set_fn_attr(a, DEALLOCATOR_FN, &ir::name(fr));
+                    set_fn_attr(fr, DEALLOCATOR, "");
+                }
+                _ => diags.push(
+                    at_global(
+                        g,
+                        format!(
+                            "`{name}` must be `{{(void *)allocate, (void *)SIZE_ARGUMENT, (void *)\"-1\", (void *)free}}`"
+                        ),
+                    )
+                    .with_help(
+                        "the allocator's size argument by index, and \"-1\": its result is what the deallocator frees \
+                         (other deallocation indices are not supported yet)",
+                    ),
+                ),
+            }
+        }
         Registration::NotYet(what) => {
             let f = elems.first().and_then(|f| ir::strip_to_function(*f));
             let target = f.map(|f| format!(" for `{}`", display_name(&ir::name(f)))).unwrap_or_default();
@@ -257,7 +292,9 @@ fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
 fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
     for f in functions(module) {
         for a in string_attrs(f) {
-            if a.starts_with("enzyme_") && a != INACTIVE && a != MATH {
+            if a.starts_with("enzyme_")
+                && ![INACTIVE, MATH, ALLOCATOR, DEALLOCATOR, DEALLOCATOR_FN].contains(&a.as_str())
+            {
                 diags.push(
                     at_function(f, format!("unknown Enzyme attribute `{a}` on `{}`", display_name(&ir::name(f))))
                         .with_help("attributes the engine reads: enzyme_inactive, enzyme_math"),
@@ -393,7 +430,37 @@ pub(crate) fn is_inactive_global(g: Value) -> bool {
 /// Whether a call must stay a call when its caller is differentiated (not
 /// cloned and inlined): the callee has a registered meaning of its own.
 pub(crate) fn keeps_call(call: Value, callee: Value) -> bool {
-    is_inactive_call(call, callee) || function_like(callee).is_some() || crate::custom::rules_of(callee).is_some()
+    is_inactive_call(call, callee)
+        || function_like(callee).is_some()
+        || crate::custom::rules_of(callee).is_some()
+        || has_fn_attr(callee, ALLOCATOR)
+        || has_fn_attr(callee, DEALLOCATOR)
+}
+
+/// The allocator a function is registered as (`__enzyme_allocation_like`).
+/// Made once per function and kept for the process, as the built-in ones are.
+pub(crate) fn allocation_like(f: Value) -> Option<&'static crate::kind::Allocator> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static MADE: OnceLock<Mutex<HashMap<(String, String, u32), &'static crate::kind::Allocator>>> = OnceLock::new();
+    let size_arg: u32 = fn_attr_value(f, ALLOCATOR)?.parse().ok()?;
+    let free = fn_attr_value(f, DEALLOCATOR_FN)?;
+    let key = (ir::name(f), free, size_arg);
+    let mut made = MADE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let a = made.entry(key.clone()).or_insert_with(|| {
+        Box::leak(Box::new(crate::kind::Allocator {
+            name: Box::leak(key.0.into_boxed_str()),
+            free: Box::leak(key.1.into_boxed_str()),
+            zeroed: false,
+            size_arg,
+        }))
+    });
+    Some(*a)
+}
+
+/// Whether a function is the deallocation function of a registered allocator.
+pub(crate) fn is_deallocation_like(f: Value) -> bool {
+    has_fn_attr(f, DEALLOCATOR)
 }
 
 /// After differentiation: registered functions may be inlined again, and
@@ -431,7 +498,11 @@ pub(crate) fn finish(module: LLVMModuleRef) {
 fn hold_out_of_line(module: LLVMModuleRef) {
     let noinline = ir::attr_kind("noinline");
     for f in functions(module) {
-        let registered = has_fn_attr(f, INACTIVE) || has_fn_attr(f, MATH) || crate::custom::rules_of(f).is_some();
+        let registered = has_fn_attr(f, INACTIVE)
+            || has_fn_attr(f, MATH)
+            || has_fn_attr(f, ALLOCATOR)
+            || has_fn_attr(f, DEALLOCATOR)
+            || crate::custom::rules_of(f).is_some();
         if !registered || ir::is_declaration(f) {
             continue;
         }
@@ -536,6 +607,22 @@ fn initializer_elements(g: Value) -> Vec<Value> {
             vec![init]
         }
     }
+}
+
+/// A small integer given as a pointer constant (`(void *)0`, `(void *)2`).
+fn constant_index(v: Value) -> Option<u64> {
+    unsafe {
+        if !LLVMIsAConstantPointerNull(v).is_null() {
+            return Some(0);
+        }
+        if !LLVMIsAConstantExpr(v).is_null() && LLVMGetConstOpcode(v) == llvm_sys::LLVMOpcode::LLVMIntToPtr {
+            let i = LLVMGetOperand(v, 0);
+            if !LLVMIsAConstantInt(i).is_null() {
+                return Some(LLVMConstIntGetZExtValue(i));
+            }
+        }
+    }
+    None
 }
 
 /// The text of a constant C string (`(void *)"log1p"`), through casts.

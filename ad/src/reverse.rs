@@ -494,8 +494,8 @@ impl<'g> Reverse<'g> {
                 // Reverse of an allocation: every use of the shadow is behind us.
                 if self.sh.sh.contains_key(&i) {
                     let s = self.shadow(i);
-                    let free = libc_function(self.g.module(), a.free);
-                    self.e.call(free, &mut [s]);
+                    let free = crate::runtime::function_named(self.g.module(), a.free);
+                    self.e.call_user(free, &mut [s]);
                 }
                 return;
             }

@@ -26,6 +26,12 @@ fn add_function(module: LLVMModuleRef, name: &str, result: ir::Type, params: &mu
     }
 }
 
+/// A function of the module by name (a registered deallocation function),
+/// or one of the C library's (see [`libc_function`]).
+pub(crate) fn function_named(module: LLVMModuleRef, name: &str) -> Value {
+    existing(module, name).unwrap_or_else(|| libc_function(module, name))
+}
+
 /// `realloc`, `free`, `abort` or a C++ `operator delete`, declared in the
 /// module if needed.
 pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
