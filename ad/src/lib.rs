@@ -28,6 +28,7 @@ mod gen;
 mod ir;
 mod kind;
 mod lanes;
+mod layout;
 mod markers;
 mod memory;
 mod names;

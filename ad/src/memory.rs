@@ -20,6 +20,8 @@ pub(crate) use crate::ir::constant_root;
 use crate::ir::{self, Value};
 pub(crate) use crate::kind::Elem;
 use crate::kind::{contains_float, Kind};
+pub(crate) use crate::layout::{copies_no_pointers, copy_layout, data_layout, realloc_elem, root_of, CopyLayout};
+use crate::layout::{copies_only_integers, flatten, hinted_elem, metadata, tag_elem};
 pub(crate) use crate::markers::type_hint;
 use crate::request::Mode;
 
@@ -45,11 +47,6 @@ pub(crate) struct Memory {
     /// Integer stores into shadowed memory that may hold floats: they set
     /// the derivative of the bytes they write to zero.
     pub int_stores_clearing: HashSet<Value>,
-}
-
-/// Whether a value is an all-zero integer constant.
-fn is_zero_constant(v: Value) -> bool {
-    unsafe { ir::is_int(ir::type_of(v)) && LLVMIsNull(v) != 0 && !LLVMIsAConstant(v).is_null() }
 }
 
 /// Whether a constant pointer is null or undefined (compatible with any status).
@@ -533,171 +530,6 @@ fn only_integer_accesses(f: Value, root: Value) -> bool {
     })
 }
 
-/// The layout of a copy: one element type throughout, or fields at offsets.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum CopyLayout {
-    /// The whole copy, whatever its length, holds one element type.
-    Uniform(Elem),
-    /// `(offset, size, element)` runs; bytes outside them hold nothing that
-    /// carries derivatives (padding).
-    Fields(Vec<(u64, u64, Elem)>),
-}
-
-/// The element type a TBAA access-type name stands for.
-fn tbaa_elem(name: &str) -> Option<Elem> {
-    Some(match name {
-        "double" => Elem::F64,
-        "float" => Elem::F32,
-        "any pointer" | "vtable pointer" => Elem::Ptr,
-        n if n.starts_with("p1 ") || n.starts_with("p2 ") || n.starts_with("p3 ") => Elem::Ptr,
-        "int" | "long" | "long long" | "short" | "_Bool" | "bool" | "char" | "signed char" | "unsigned char" => {
-            Elem::Int
-        }
-        n if n.starts_with("_ZTS") => return None,
-        _ => return None,
-    })
-}
-
-fn md_operands(md: Value) -> Vec<Value> {
-    unsafe {
-        let n = LLVMGetMDNodeNumOperands(md) as usize;
-        let mut out = vec![std::ptr::null_mut(); n];
-        LLVMGetMDNodeOperands(md, out.as_mut_ptr());
-        out
-    }
-}
-
-fn md_string(v: Value) -> Option<String> {
-    unsafe {
-        if v.is_null() {
-            return None;
-        }
-        let mut len = 0u32;
-        let p = LLVMGetMDString(v, &mut len);
-        (!p.is_null())
-            .then(|| String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned())
-    }
-}
-
-/// The access type of a TBAA tag `!{base, access, offset}`: `!{!"double", ...}`.
-/// `field_size` is the size of a `!tbaa.struct` field, `None` for a whole copy.
-fn tag_elem(tag: Value, field_size: Option<u64>) -> Option<Elem> {
-    let ops = md_operands(tag);
-    let access = *ops.get(1)?;
-    let name = md_string(*md_operands(access).first()?)?;
-    if name == "omnipotent char" {
-        // Only a one-byte field is surely a `char`; clang also describes
-        // arrays (`double pos[3]`) this way, and an untyped copy says nothing.
-        return (field_size == Some(1)).then_some(Elem::Int);
-    }
-    tbaa_elem(&name)
-}
-
-fn metadata(i: Value, kind: &str) -> Option<Value> {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(i));
-        let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
-        let md = LLVMGetMetadata(i, id);
-        (!md.is_null()).then_some(md)
-    }
-}
-
-/// What a `memcpy`/`memmove` copies, from the TBAA metadata clang attaches
-/// when optimising (`!tbaa` for a copy of one type, `!tbaa.struct` listing a
-/// struct's fields), or from the type of a stack slot it copies from or to.
-pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetDataRef) -> Option<CopyLayout> {
-    if let Some(tag) = metadata(i, "tbaa") {
-        if let Some(e) = tag_elem(tag, None) {
-            return Some(CopyLayout::Uniform(e));
-        }
-    }
-    if let Some(st) = metadata(i, "tbaa.struct") {
-        // Trusted only when every field has a type; otherwise other evidence decides.
-        let ops = md_operands(st);
-        let fields: Option<Vec<(u64, u64, Elem)>> = ops
-            .chunks(3)
-            .map(|triple| {
-                let [off, size, tag] = triple else { return None };
-                let (off, size) = unsafe { (LLVMConstIntGetZExtValue(*off), LLVMConstIntGetZExtValue(*size)) };
-                Some((off, size, tag_elem(*tag, Some(size))?))
-            })
-            .collect();
-        if let Some(fields) = fields {
-            return Some(CopyLayout::Fields(fields));
-        }
-    }
-    // What the user said with `__enzyme_double(p)` and friends.
-    let f = ir::parent_function(i);
-    for k in 0..2 {
-        if let Some(e) = hinted_elem(f, root_of(ir::operand(i, k))) {
-            return Some(CopyLayout::Uniform(e));
-        }
-    }
-    // No metadata (as at -O0): a typed stack slot tells.
-    for k in 0..2 {
-        let mut p = ir::operand(i, k);
-        unsafe {
-            while !LLVMIsAGetElementPtrInst(p).is_null() && all_zero_indices(p) {
-                p = LLVMGetOperand(p, 0);
-            }
-            if !LLVMIsAAllocaInst(p).is_null() {
-                let mut fields = Vec::new();
-                if flatten(LLVMGetAllocatedType(p), 0, module_layout, &mut fields) {
-                    return fit_to_copy(fields, ir::operand(i, 2));
-                }
-            }
-        }
-    }
-    // How the function itself reads and writes the memory copied from and to,
-    // trusted only in a function that moves no pointers through memory (a
-    // pointer field it does not touch here would otherwise be taken for a float).
-    if !moves_pointers_through_memory(f) {
-        let uses: Vec<Option<Elem>> = (0..2).map(|k| usage_elem(f, root_of(ir::operand(i, k)))).collect();
-        match (uses[0], uses[1]) {
-            (Some(a), Some(b)) if a == b => return Some(CopyLayout::Uniform(a)),
-            (Some(a), None) | (None, Some(a)) if a != Elem::Int => return Some(CopyLayout::Uniform(a)),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// A stack slot's fields as the layout of a copy starting at the slot: one
-/// element type throughout fits any length; mixed fields need the copy's
-/// length to be a constant and are cut to it (a copy may cover part of the
-/// slot; taking the whole slot would move adjoints past the copy's end).
-fn fit_to_copy(fields: Vec<(u64, u64, Elem)>, len: Value) -> Option<CopyLayout> {
-    let first = fields.first()?.2;
-    if fields.iter().all(|f| f.2 == first) {
-        return Some(CopyLayout::Uniform(first));
-    }
-    let len = unsafe {
-        if LLVMIsAConstantInt(len).is_null() {
-            return None;
-        }
-        LLVMConstIntGetZExtValue(len)
-    };
-    let mut out = Vec::new();
-    for (off, size, e) in fields {
-        if off + size <= len {
-            out.push((off, size, e));
-        } else if off < len {
-            // A field cut in the middle: the copy's bytes are not typed whole.
-            return None;
-        }
-    }
-    Some(CopyLayout::Fields(out))
-}
-
-/// Whether `f` loads or stores any pointer.
-fn moves_pointers_through_memory(f: Value) -> bool {
-    ir::blocks(f).into_iter().flat_map(ir::instructions).any(|i| match ir::opcode(i) {
-        LLVMOpcode::LLVMLoad => ir::is_pointer(ir::type_of(i)),
-        LLVMOpcode::LLVMStore => ir::is_pointer(ir::type_of(ir::operand(i, 0))),
-        _ => false,
-    })
-}
-
 /// Whether a pointer base is a heap allocation of the differentiated code.
 fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
     ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc)
@@ -707,138 +539,6 @@ fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
 /// stack slot or a heap allocation), which the caller cannot see.
 fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
     ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc | Kind::Alloca)
-}
-
-/// The base a pointer is computed from, through address arithmetic and casts.
-pub(crate) fn root_of(p: Value) -> Value {
-    root_through(p, &mut Vec::new())
-}
-
-/// [`root_of`], also through phis and selects whose inputs all share one
-/// base (the optimiser's pointer induction variables and versioned loops).
-fn root_through(mut p: Value, seen: &mut Vec<Value>) -> Value {
-    unsafe {
-        loop {
-            if !LLVMIsAGetElementPtrInst(p).is_null()
-                || (!LLVMIsABitCastInst(p).is_null())
-                || (!LLVMIsAAddrSpaceCastInst(p).is_null())
-            {
-                p = LLVMGetOperand(p, 0);
-                continue;
-            }
-            let inputs: Vec<Value> = if !LLVMIsAPHINode(p).is_null() {
-                ir::incoming(p).into_iter().map(|(v, _)| v).collect()
-            } else if !LLVMIsASelectInst(p).is_null() && ir::is_pointer(ir::type_of(p)) {
-                vec![LLVMGetOperand(p, 1), LLVMGetOperand(p, 2)]
-            } else {
-                return p;
-            };
-            if seen.contains(&p) || seen.len() > 16 {
-                return p;
-            }
-            seen.push(p);
-            let mut common: Option<Value> = None;
-            for v in inputs {
-                let r = root_through(v, seen);
-                if seen.contains(&r) {
-                    // Back through this phi again: the loop's own update.
-                    continue;
-                }
-                match common {
-                    None => common = Some(r),
-                    Some(c) if c == r => {}
-                    Some(_) => {
-                        seen.pop();
-                        return p;
-                    }
-                }
-            }
-            seen.pop();
-            return common.unwrap_or(p);
-        }
-    }
-}
-
-/// The one scalar type `f` loads and stores through pointers based at
-/// `root`, if there is exactly one and it is a float or a pointer type.
-fn usage_elem(f: Value, root: Value) -> Option<Elem> {
-    let mut seen: Option<Elem> = None;
-    for b in ir::blocks(f) {
-        for i in ir::instructions(b) {
-            let (ptr, t) = match ir::opcode(i) {
-                LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
-                // Zero bytes (a small `memset`) are zero in any type: no evidence.
-                LLVMOpcode::LLVMStore if is_zero_constant(ir::operand(i, 0)) => continue,
-                LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
-                _ => continue,
-            };
-            if root_of(ptr) != root {
-                continue;
-            }
-            // A vector access touches lanes of its element type.
-            let e = match ir::kind(ir::scalar_of(t)) {
-                llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
-                llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
-                llvm_sys::LLVMTypeKind::LLVMPointerTypeKind => Elem::Ptr,
-                _ => Elem::Int,
-            };
-            match seen {
-                None => seen = Some(e),
-                Some(s) if s == e => {}
-                Some(_) => return None,
-            }
-        }
-    }
-    seen.filter(|e| *e != Elem::Int)
-}
-
-fn all_zero_indices(gep: Value) -> bool {
-    (1..ir::operand_count(gep)).all(|k| unsafe {
-        let idx = ir::operand(gep, k);
-        !LLVMIsAConstantInt(idx).is_null() && LLVMConstIntGetZExtValue(idx) == 0
-    })
-}
-
-/// Scalar fields of a type with their byte offsets.
-fn flatten(t: ir::Type, base: u64, td: llvm_sys::target::LLVMTargetDataRef, out: &mut Vec<(u64, u64, Elem)>) -> bool {
-    use llvm_sys::target::*;
-    use llvm_sys::LLVMTypeKind::*;
-    unsafe {
-        match ir::kind(t) {
-            LLVMDoubleTypeKind => out.push((base, 8, Elem::F64)),
-            LLVMFloatTypeKind => out.push((base, 4, Elem::F32)),
-            LLVMPointerTypeKind => out.push((base, 8, Elem::Ptr)),
-            // Bytes (`[24 x i8]`, as SROA makes slots) say nothing about what they hold.
-            LLVMIntegerTypeKind if LLVMGetIntTypeWidth(t) == 8 => return false,
-            LLVMIntegerTypeKind => out.push((base, LLVMABISizeOfType(td, t), Elem::Int)),
-            LLVMArrayTypeKind | LLVMVectorTypeKind => {
-                let e = LLVMGetElementType(t);
-                let size = LLVMABISizeOfType(td, e);
-                let n =
-                    if ir::kind(t) == LLVMArrayTypeKind { LLVMGetArrayLength2(t) } else { LLVMGetVectorSize(t) as u64 };
-                for k in 0..n {
-                    if !flatten(e, base + k * size, td, out) {
-                        return false;
-                    }
-                }
-            }
-            LLVMStructTypeKind => {
-                for k in 0..LLVMCountStructElementTypes(t) {
-                    let off = LLVMOffsetOfElement(td, t, k);
-                    if !flatten(LLVMStructGetTypeAtIndex(t, k), base + off, td, out) {
-                        return false;
-                    }
-                }
-            }
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// The data layout of the module holding function `f`.
-pub(crate) fn data_layout(f: Value) -> llvm_sys::target::LLVMTargetDataRef {
-    unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)) }
 }
 
 /// A mutable global that holds floats (and possibly integers) but no
@@ -856,37 +556,11 @@ pub(crate) fn shadowable_global(g: Value) -> bool {
     }
 }
 
-/// Whether a copy certainly moves no pointers: its source is a global whose
-/// type holds none, or its layout says so.
-pub(crate) fn copies_no_pointers(i: Value) -> bool {
-    let td = data_layout(ir::parent_function(i));
-    if let Some(g) = constant_root(ir::operand(i, 1)) {
-        let mut fields = Vec::new();
-        if flatten(unsafe { LLVMGlobalGetValueType(g) }, 0, td, &mut fields) {
-            return fields.iter().all(|(_, _, e)| *e != Elem::Ptr);
-        }
-    }
-    match copy_layout(i, td) {
-        Some(CopyLayout::Uniform(e)) => e != Elem::Ptr,
-        Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e != Elem::Ptr),
-        None => false,
-    }
-}
-
 /// Whether a pointer points into a global registered inactive.
 fn into_inactive_global(p: Value) -> bool {
     let root = root_of(p);
     let g = constant_root(root).or_else(|| unsafe { (!LLVMIsAGlobalVariable(root).is_null()).then_some(root) });
     g.is_some_and(crate::registry::is_inactive_global)
-}
-
-/// Whether a copy's layout is known to hold integers only.
-fn copies_only_integers(i: Value) -> bool {
-    match copy_layout(i, data_layout(ir::parent_function(i))) {
-        Some(CopyLayout::Uniform(e)) => e == Elem::Int,
-        Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e == Elem::Int),
-        None => false,
-    }
 }
 
 /// Whether `f` writes no memory its caller can see (only its own stack slots
@@ -918,55 +592,4 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
     }
     let _ = f;
     true
-}
-
-/// The element type declared for memory based at `root` by a type hint in `f`.
-fn hinted_elem(f: Value, root: Value) -> Option<Elem> {
-    for b in ir::blocks(f) {
-        for i in ir::instructions(b) {
-            if ir::opcode(i) != LLVMOpcode::LLVMCall || ir::call_arg_count(i) == 0 {
-                continue;
-            }
-            let Some(callee) = ir::called_function(i) else { continue };
-            if let Some(e) = type_hint(&ir::name(callee)) {
-                if root_of(ir::operand(i, 0)) == root {
-                    return Some(e);
-                }
-            }
-        }
-    }
-    None
-}
-
-/// What a reallocated block holds. The block may be reached through phis
-/// and selects, so the evidence is function-wide: in a function that moves
-/// no pointers through memory, its floats are of the one float type the
-/// function loads and stores. `Some(None)`: the function touches no floats in
-/// memory; `Some(Some(e))`: one float type; `None`: pointers move through
-/// memory, or float types are mixed.
-pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
-    let f = ir::parent_function(i);
-    if moves_pointers_through_memory(f) {
-        return None;
-    }
-    let mut seen: Option<Elem> = None;
-    for l in ir::blocks(f).into_iter().flat_map(ir::instructions) {
-        let t = match ir::opcode(l) {
-            LLVMOpcode::LLVMLoad => ir::type_of(l),
-            LLVMOpcode::LLVMStore => ir::type_of(ir::operand(l, 0)),
-            _ => continue,
-        };
-        let e = match ir::kind(ir::scalar_of(t)) {
-            llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
-            llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
-            _ if ir::is_real(t) => return None,
-            _ => continue,
-        };
-        match seen {
-            None => seen = Some(e),
-            Some(s) if s == e => {}
-            Some(_) => return None,
-        }
-    }
-    Some(seen)
 }
