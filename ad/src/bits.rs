@@ -185,8 +185,8 @@ fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
         if root_of(ptr) != root || web.members.contains(&i) || web.stores.contains(&i) {
             continue;
         }
-        // Zero bytes (a small `memset`) are zero in any type: no evidence.
-        if ir::opcode(i) == LLVMStore && unsafe { LLVMIsNull(ir::operand(i, 0)) } != 0 {
+        // Integer constants (a small `memset`, a float constant's bits): no evidence.
+        if ir::opcode(i) == LLVMStore && crate::layout::is_int_constant(ir::operand(i, 0)) {
             continue;
         }
         if t != float {

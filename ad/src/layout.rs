@@ -10,9 +10,10 @@ use crate::ir::{self, constant_root, Value};
 use crate::kind::Elem;
 use crate::markers::type_hint;
 
-/// Whether a value is an all-zero integer constant.
-pub(crate) fn is_zero_constant(v: Value) -> bool {
-    unsafe { ir::is_int(ir::type_of(v)) && LLVMIsNull(v) != 0 && !LLVMIsAConstant(v).is_null() }
+/// Whether a value is an integer constant (zero bytes from a `memset`, or
+/// the bits of a float constant the optimiser stores as an integer).
+pub(crate) fn is_int_constant(v: Value) -> bool {
+    unsafe { ir::is_int(ir::type_of(v)) && !LLVMIsAConstant(v).is_null() }
 }
 
 /// The layout of a copy: one element type throughout, or fields at offsets.
@@ -238,8 +239,9 @@ pub(crate) fn usage_elem(f: Value, root: Value) -> Option<Elem> {
         for i in ir::instructions(b) {
             let (ptr, t) = match ir::opcode(i) {
                 LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
-                // Zero bytes (a small `memset`) are zero in any type: no evidence.
-                LLVMOpcode::LLVMStore if is_zero_constant(ir::operand(i, 0)) => continue,
+                // Integer constants (a small `memset`, a float constant's bits)
+                // say nothing about the memory's type.
+                LLVMOpcode::LLVMStore if is_int_constant(ir::operand(i, 0)) => continue,
                 LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
                 _ => continue,
             };
