@@ -111,11 +111,14 @@ impl Toolchain {
     pub fn plugin_flags(&self) -> Result<Vec<String>, DriverError> {
         match &self.plugin {
             // The plugin turns warnings about unknown `enzyme_*` attributes
-            // into errors; they must not be switched off.
+            // into errors of its own, so they must not be switched off; nor
+            // may `-Werror` make other unknown attributes fail a build that
+            // had them switched off.
             Some(p) => Ok(vec![
                 format!("-fplugin={}", p.display()),
                 format!("-fpass-plugin={}", p.display()),
                 "-Wunknown-attributes".into(),
+                "-Wno-error=unknown-attributes".into(),
             ]),
             None => Err(DriverError::MissingTool {
                 tool: PLUGIN_FILE.to_string(),
