@@ -120,6 +120,10 @@ impl Shadows {
     /// The shadow of a global, or of constant address arithmetic on one.
     unsafe fn constant_shadow(&self, v: Value) -> Value {
         if !LLVMIsAGlobalVariable(v).is_null() {
+            // The user's own shadow: not ours to make or zero.
+            if let Some(s) = crate::registry::user_shadow(v) {
+                return s;
+            }
             if let Some(s) = self.globals.borrow().get(&v) {
                 return *s;
             }

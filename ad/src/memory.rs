@@ -545,6 +545,9 @@ fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
 /// pointers gets a shadow global; others are constant memory.
 pub(crate) fn shadowable_global(g: Value) -> bool {
     unsafe {
+        if crate::registry::user_shadow(g).is_some() {
+            return true;
+        }
         if LLVMIsGlobalConstant(g) != 0 || LLVMIsDeclaration(g) != 0 || crate::registry::is_inactive_global(g) {
             return false;
         }

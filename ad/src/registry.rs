@@ -267,7 +267,24 @@ fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
                     d
                 }));
             }
-            ("enzyme_shadow" | "enzyme_sparse_accumulate" | "enzyme_shouldrecompute", _, _) => {
+            (t, None, Some(v)) if t.starts_with("enzyme_shadow=") => {
+                let symbol = &t["enzyme_shadow=".len()..];
+                let shadow = unsafe { LLVMGetNamedGlobal(module, ir::cstring(symbol).as_ptr()) };
+                if shadow.is_null() || unsafe { LLVMGlobalGetValueType(shadow) != LLVMGlobalGetValueType(v) } {
+                    let mut d = at();
+                    d.message = format!(
+                        "`{}` is declared `enzyme_shadow({})`, which is not a global of the same type",
+                        display_name(&ir::name(v)),
+                        display_name(symbol)
+                    );
+                    diags.push(
+                        d.with_help("the shadow of a global is a global of the same type, defined in the program"),
+                    );
+                } else {
+                    set_user_shadow(v, shadow);
+                }
+            }
+            ("enzyme_sparse_accumulate" | "enzyme_shouldrecompute", _, _) => {
                 let mut d = at();
                 let name = display_name(&ir::name(f.or(global).unwrap_or(target)));
                 d.message = format!("Enzyme annotation `{text}` on `{name}` is not supported yet");
@@ -280,7 +297,7 @@ fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
                 d.message = format!("unknown Enzyme annotation `{text}`");
                 diags.push(d.with_help(
                     "annotations the engine reads: enzyme_inactive (functions, globals), enzyme_nofree, \
-                     enzyme_function_like=<math function>",
+                     enzyme_function_like=<math function>, enzyme_shadow=<global>",
                 ));
             }
         }
@@ -512,6 +529,50 @@ fn hold_out_of_line(module: LLVMModuleRef) {
                 set_fn_attr(f, HELD_OUT_OF_LINE, "");
             }
         }
+    }
+}
+
+/// Metadata naming the user's shadow of a global (`enzyme_shadow(dg)`).
+const USER_SHADOW: &str = "enzyme_shadow";
+
+fn set_user_shadow(g: Value, shadow: Value) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
+        let kind = LLVMGetMDKindIDInContext(ctx, USER_SHADOW.as_ptr() as *const _, USER_SHADOW.len() as u32);
+        let mut ops = [LLVMValueAsMetadata(shadow)];
+        LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 1));
+    }
+}
+
+/// The shadow the user gave a global (`enzyme_shadow(dg)`, or Enzyme's
+/// `!enzyme_shadow` metadata): derivatives of the global accumulate there,
+/// and the engine neither makes nor zeroes a shadow of its own.
+pub(crate) fn user_shadow(g: Value) -> Option<Value> {
+    unsafe {
+        if LLVMIsAGlobalVariable(g).is_null() {
+            return None;
+        }
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
+        let kind = LLVMGetMDKindIDInContext(ctx, USER_SHADOW.as_ptr() as *const _, USER_SHADOW.len() as u32);
+        let mut n = 0usize;
+        let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
+        let mut out = None;
+        for k in 0..n as u32 {
+            if LLVMValueMetadataEntriesGetKind(entries, k) == kind {
+                let node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, k));
+                if LLVMGetMDNodeNumOperands(node) == 1 {
+                    let mut op = [std::ptr::null_mut()];
+                    LLVMGetMDNodeOperands(node, op.as_mut_ptr());
+                    if !op[0].is_null() && !LLVMIsAGlobalVariable(op[0]).is_null() {
+                        out = Some(op[0]);
+                    }
+                }
+            }
+        }
+        if !entries.is_null() {
+            LLVMDisposeValueMetadataEntries(entries);
+        }
+        out
     }
 }
 

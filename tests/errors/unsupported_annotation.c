@@ -1,10 +1,13 @@
-// expect: Enzyme annotation `enzyme_shadow` on `position` is not supported yet
-// expect: unsupported_annotation.c:8
+// expect: Enzyme annotation `enzyme_sparse_accumulate` on `accumulate` is not supported yet
+// expect: unsupported_annotation.c:7
 /* Enzyme's attributes that the engine does not implement yet stop the
  * build (the plugin lowers them to annotations the engine reads). */
 double __enzyme_autodiff(void *, ...);
 
-double dposition;
-double position __attribute__((enzyme_shadow(dposition)));
-static double f(double x) { return x * position; }
+__attribute__((enzyme_sparse_accumulate)) static void accumulate(double *p, double v) { *p += v; }
+static double f(double x) {
+  double s = 0;
+  accumulate(&s, x * x);
+  return s;
+}
 int main(void) { return (int)__enzyme_autodiff((void *)f, 2.0); }

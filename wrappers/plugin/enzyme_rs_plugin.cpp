@@ -24,6 +24,8 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/GlobalDecl.h"
+#include "clang/AST/Mangle.h"
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/ParsedAttrInfo.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -136,11 +138,61 @@ struct NoFreeAttr : EnzymeAttr {
   NoFreeAttr()
       : EnzymeAttr(NoFreeSpellings, Fits::Functions, "enzyme_nofree", 0) {}
 };
-// The engine does not implement these yet: the annotation makes it say so.
+// enzyme_shadow(dg) on a global g: dg is g's shadow (the user's, not made
+// or zeroed by the engine). Lowered to "enzyme_shadow=<dg's symbol>".
 struct ShadowAttr : EnzymeAttr {
   ShadowAttr()
       : EnzymeAttr(ShadowSpellings, Fits::Variables, "enzyme_shadow", 1) {}
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &A) const override {
+    const VarDecl *Shadow = nullptr;
+    auto byName = [&](llvm::StringRef Name) {
+      for (DeclContext *DC = D->getDeclContext(); DC && !Shadow; DC = DC->getParent())
+        for (auto *Cand : DC->lookup(&S.Context.Idents.get(Name)))
+          if ((Shadow = dyn_cast<VarDecl>(Cand)))
+            break;
+    };
+    if (A.getNumArgs() == 1 && A.isArgExpr(0)) {
+      if (auto *Ref = dyn_cast<DeclRefExpr>(A.getArgAsExpr(0)->IgnoreParenImpCasts()))
+        Shadow = dyn_cast<VarDecl>(Ref->getDecl());
+    } else if (A.getNumArgs() == 1 && A.isArgIdent(0)) {
+      byName(A.getArgAsIdent(0)->getIdentifierInfo()->getName());
+    }
+    if (!Shadow && A.getNumArgs() == 0) {
+      // [[enzyme::shadow(dg)]]: clang skipped the argument; find it by name.
+      bool Invalid = false;
+      const char *P = S.getSourceManager().getCharacterData(A.getLoc(), &Invalid);
+      if (!Invalid && P) {
+        llvm::StringRef Rest(P, 256);
+        Rest = Rest.take_until([](char C) { return C == '\n' || C == 0; });
+        auto Open = Rest.find('('), Close = Rest.find(')');
+        if (Open != llvm::StringRef::npos && Close != llvm::StringRef::npos && Close > Open + 1) {
+          byName(Rest.substr(Open + 1, Close - Open - 1).trim());
+        }
+      }
+    }
+    if (!Shadow || !Shadow->hasGlobalStorage()) {
+      unsigned Id = S.getDiagnostics().getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "'enzyme_shadow' takes the global variable that holds the shadow, "
+          "e.g. enzyme_shadow(dg)");
+      S.Diag(A.getLoc(), Id);
+      return AttributeNotApplied;
+    }
+    std::string Symbol;
+    std::unique_ptr<MangleContext> MC(S.Context.createMangleContext());
+    if (MC->shouldMangleDeclName(Shadow)) {
+      llvm::raw_string_ostream OS(Symbol);
+      MC->mangleName(GlobalDecl(Shadow), OS);
+    } else {
+      Symbol = Shadow->getName().str();
+    }
+    annotate(S, D, A, "enzyme_shadow=" + Symbol);
+    return AttributeApplied;
+  }
 };
+// The engine does not implement this yet: the annotation makes it say so.
 struct SparseAttr : EnzymeAttr {
   SparseAttr()
       : EnzymeAttr(SparseSpellings, Fits::Functions,
