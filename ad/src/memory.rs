@@ -47,6 +47,9 @@ pub(crate) struct Memory {
     /// Integer stores into shadowed memory that may hold floats: they set
     /// the derivative of the bytes they write to zero.
     pub int_stores_clearing: HashSet<Value>,
+    /// Heap allocations whose pointer is stored where the caller sees it:
+    /// their shadows are the caller's to free (as the blocks are).
+    pub escaping: HashSet<Value>,
 }
 
 /// Whether a constant pointer is null or undefined (compatible with any status).
@@ -236,13 +239,21 @@ fn analyze_once(
                         }
                     } else if ir::is_pointer(vt) {
                         if is_heap(root_of(v), &kind_of) && !is_local(root_of(p), &kind_of) {
-                            m.problem(
-                                i,
-                                "store of a pointer to heap memory allocated in the differentiated code into memory \
-                                 the caller can see"
-                                    .into(),
-                                "heap memory that outlives the differentiated function is not supported yet",
-                            );
+                            // The block outlives the function: its shadow goes
+                            // where the caller's shadow memory says, and stays.
+                            let r = root_of(v);
+                            if matches!(kind_of(r), Kind::Alloc(_)) {
+                                m.escaping.insert(r);
+                            } else {
+                                m.problem(
+                                    i,
+                                    "store of a pointer to memory reallocated in the differentiated code into \
+                                     memory the caller can see"
+                                        .into(),
+                                    "a block grown with `realloc` that outlives the differentiated function is not \
+                                     supported yet; allocate it with its final size",
+                                );
+                            }
                         }
                         let sv = if is_null_like(v) { PtrStatus::Constant } else { m.status(v) };
                         match (s, sv) {

@@ -491,8 +491,9 @@ impl<'g> Reverse<'g> {
                 return;
             }
             Kind::Alloc(a) => {
-                // Reverse of an allocation: every use of the shadow is behind us.
-                if self.sh.sh.contains_key(&i) {
+                // Reverse of an allocation: every use of the shadow is behind us
+                // (unless the block outlives the function: its shadow does too).
+                if self.sh.sh.contains_key(&i) && !self.mem.escaping.contains(&i) {
                     let s = self.shadow(i);
                     let free = crate::runtime::function_named(self.g.module(), a.free);
                     self.e.call_user(free, &mut [s]);
