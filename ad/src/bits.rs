@@ -98,7 +98,7 @@ fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
             return None;
         }
         match ir::opcode(v) {
-            LLVMLoad if unsafe { LLVMGetVolatile(v) } == 0 && !is_atomic(v) => {}
+            LLVMLoad if unsafe { LLVMGetVolatile(v) } == 0 && !ir::is_atomic(v) => {}
             LLVMBitCast if ir::type_of(ir::operand(v, 0)) == float => {}
             LLVMPHI => {
                 for (x, _) in ir::incoming(v) {
@@ -118,9 +118,9 @@ fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
             _ => return None,
         }
         web.members.push(v);
-        for u in users(v) {
+        for u in ir::users(v) {
             match ir::opcode(u) {
-                LLVMStore if ir::operand(u, 0) == v && unsafe { LLVMGetVolatile(u) } == 0 && !is_atomic(u) => {
+                LLVMStore if ir::operand(u, 0) == v && unsafe { LLVMGetVolatile(u) } == 0 && !ir::is_atomic(u) => {
                     if !web.stores.contains(&u) {
                         web.stores.push(u);
                     }
@@ -235,7 +235,7 @@ fn retype(web: &Web, float: ir::Type) {
                     LLVMPositionBuilderBefore(b, *m);
                     let l = LLVMBuildLoad2(b, float, ir::operand(*m, 0), c"".as_ptr());
                     LLVMSetAlignment(l, LLVMGetAlignment(*m));
-                    copy_debug_location(*m, l);
+                    ir::copy_debug_location(*m, l);
                     l
                 }
                 LLVMBitCast => ir::operand(*m, 0),
@@ -311,29 +311,8 @@ unsafe fn store_instead(b: llvm_sys::prelude::LLVMBuilderRef, old: Value, v: Val
     LLVMPositionBuilderBefore(b, old);
     let s = LLVMBuildStore(b, v, ir::operand(old, 1));
     LLVMSetAlignment(s, LLVMGetAlignment(old));
-    copy_debug_location(old, s);
+    ir::copy_debug_location(old, s);
     LLVMInstructionEraseFromParent(old);
-}
-
-fn copy_debug_location(from: Value, to: Value) {
-    unsafe {
-        let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(from);
-        if !loc.is_null() {
-            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(to, loc);
-        }
-    }
-}
-
-fn users(v: Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut u = LLVMGetFirstUse(v);
-        while !u.is_null() {
-            out.push(LLVMGetUser(u));
-            u = LLVMGetNextUse(u);
-        }
-    }
-    out
 }
 
 /// Rewrites each integer copy (`%v = load iN, ptr %p` whose only use is
@@ -374,10 +353,7 @@ fn integer_copies_to_memcpy(f: Value) {
             if !tag.is_null() {
                 LLVMSetMetadata(copy, tbaa, tag);
             }
-            let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(store);
-            if !loc.is_null() {
-                llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(copy, loc);
-            }
+            ir::copy_debug_location(store, copy);
             LLVMInstructionEraseFromParent(store);
             LLVMInstructionEraseFromParent(load);
         }
@@ -393,7 +369,7 @@ fn integer_copy_store(load: Value) -> Option<Value> {
             return None;
         }
         let bits = ir::int_width(ir::type_of(load));
-        if bits < 32 || bits % 8 != 0 || LLVMGetVolatile(load) != 0 || is_atomic(load) {
+        if bits < 32 || bits % 8 != 0 || LLVMGetVolatile(load) != 0 || ir::is_atomic(load) {
             return None;
         }
         let first_use = LLVMGetFirstUse(load);
@@ -405,7 +381,7 @@ fn integer_copy_store(load: Value) -> Option<Value> {
             || ir::operand(store, 0) != load
             || ir::parent_block(store) != ir::parent_block(load)
             || LLVMGetVolatile(store) != 0
-            || is_atomic(store)
+            || ir::is_atomic(store)
         {
             return None;
         }
@@ -423,8 +399,4 @@ fn integer_copy_store(load: Value) -> Option<Value> {
         }
         Some(store)
     }
-}
-
-fn is_atomic(i: Value) -> bool {
-    unsafe { LLVMGetOrdering(i) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
 }

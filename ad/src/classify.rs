@@ -58,7 +58,7 @@ pub(crate) fn classify(i: Value) -> Kind {
         }
         LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr
         | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => Kind::Inactive,
-        LLVMLoad | LLVMStore if is_atomic(i) => unsupported(
+        LLVMLoad | LLVMStore if ir::is_atomic(i) => unsupported(
             format!("atomic memory access (`{}` atomic)", opcode_name(op)),
             "atomic loads and stores are not supported yet",
         ),
@@ -377,10 +377,6 @@ fn classify_call(call: Value) -> Kind {
     // external calls, so recomputing it in a derivative is harmless. One that
     // touches no float is cloned as it is; the others are differentiated.
     Kind::Call(callee)
-}
-
-fn is_atomic(i: Value) -> bool {
-    unsafe { LLVMGetOrdering(i) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
 }
 
 fn is_noreturn(call: Value, callee: Value) -> bool {

@@ -42,39 +42,12 @@ pub(crate) struct Rules {
 
 /// Records `rule` under `kind` on `f`.
 pub(crate) fn register(f: Value, kind: &str, rule: Value) {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
-        let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
-        let mut ops = [LLVMValueAsMetadata(rule)];
-        LLVMGlobalSetMetadata(f, id, LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 1));
-    }
+    ir::set_global_metadata(f, kind, Some(rule));
 }
 
 fn registered(f: Value, kind: &str) -> Option<Value> {
-    unsafe {
-        if LLVMIsAFunction(f).is_null() {
-            return None;
-        }
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
-        let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
-        let mut n = 0usize;
-        let entries = LLVMGlobalCopyAllMetadata(f, &mut n);
-        let mut out = None;
-        for k in 0..n as u32 {
-            if LLVMValueMetadataEntriesGetKind(entries, k) == id {
-                let node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, k));
-                if LLVMGetMDNodeNumOperands(node) == 1 {
-                    let mut op = [std::ptr::null_mut()];
-                    LLVMGetMDNodeOperands(node, op.as_mut_ptr());
-                    out = ir::strip_to_function(op[0]);
-                }
-            }
-        }
-        if !entries.is_null() {
-            LLVMDisposeValueMetadataEntries(entries);
-        }
-        out
-    }
+    let ops = ir::global_metadata(f, kind)?;
+    ops.first().and_then(|op| ir::strip_to_function(*op))
 }
 
 /// The rules registered for `f`, if any.

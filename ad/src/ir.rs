@@ -445,3 +445,70 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
 pub(crate) fn is_call_or_invoke(i: Value) -> bool {
     matches!(opcode(i), llvm_sys::LLVMOpcode::LLVMCall | llvm_sys::LLVMOpcode::LLVMInvoke)
 }
+
+/// The users of a value.
+pub(crate) fn users(v: Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            out.push(LLVMGetUser(u));
+            u = LLVMGetNextUse(u);
+        }
+    }
+    out
+}
+
+/// Whether a load or store is atomic.
+pub(crate) fn is_atomic(i: Value) -> bool {
+    unsafe { LLVMGetOrdering(i) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
+}
+
+/// Gives `to` the debug location of `from`, if it has one.
+pub(crate) fn copy_debug_location(from: Value, to: Value) {
+    unsafe {
+        let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(from);
+        if !loc.is_null() {
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(to, loc);
+        }
+    }
+}
+
+fn md_kind(ctx: LLVMContextRef, kind: &str) -> u32 {
+    unsafe { LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32) }
+}
+
+/// Attaches `!kind !{operand}` (or `!kind !{}`) to a global or function.
+pub(crate) fn set_global_metadata(g: Value, kind: &str, operand: Option<Value>) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
+        let mut ops: Vec<LLVMMetadataRef> = operand.into_iter().map(|v| LLVMValueAsMetadata(v)).collect();
+        LLVMGlobalSetMetadata(g, md_kind(ctx, kind), LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), ops.len()));
+    }
+}
+
+/// The operands of a global's or function's `!kind` metadata node, when it has one.
+pub(crate) fn global_metadata(g: Value, kind: &str) -> Option<Vec<Value>> {
+    unsafe {
+        if LLVMIsAGlobalValue(g).is_null() {
+            return None;
+        }
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
+        let id = md_kind(ctx, kind);
+        let mut n = 0usize;
+        let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
+        let mut out = None;
+        for k in 0..n as u32 {
+            if LLVMValueMetadataEntriesGetKind(entries, k) == id {
+                let node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, k));
+                let mut ops = vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(node) as usize];
+                LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+                out = Some(ops);
+            }
+        }
+        if !entries.is_null() {
+            LLVMDisposeValueMetadataEntries(entries);
+        }
+        out
+    }
+}

@@ -511,7 +511,7 @@ fn remove_type_hints(module: LLVMModuleRef) {
         let mut f = LLVMGetFirstFunction(module);
         while !f.is_null() {
             if memory::type_hint(&ir::name(f)).is_some() {
-                for u in uses_of(f) {
+                for u in ir::users(f) {
                     if !LLVMIsACallInst(u).is_null() {
                         if !ir::is_void(ir::type_of(u)) {
                             LLVMReplaceAllUsesWith(u, LLVMGetPoison(ir::type_of(u)));
@@ -523,18 +523,6 @@ fn remove_type_hints(module: LLVMModuleRef) {
             f = LLVMGetNextFunction(f);
         }
     }
-}
-
-fn uses_of(v: Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut u = LLVMGetFirstUse(v);
-        while !u.is_null() {
-            out.push(LLVMGetUser(u));
-            u = LLVMGetNextUse(u);
-        }
-    }
-    out
 }
 
 /// Marker globals (`enzyme_dup`, ...) that are only declared get a weak

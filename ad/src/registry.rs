@@ -396,10 +396,7 @@ fn lower_call_inactive(call: Value) -> Result<(), Diagnostic> {
         LLVMAddCallSiteAttribute(new, llvm_sys::LLVMAttributeFunctionIndex, attr);
         let noinline = LLVMCreateEnumAttribute(ctx, ir::attr_kind("noinline"), 0);
         LLVMAddCallSiteAttribute(new, llvm_sys::LLVMAttributeFunctionIndex, noinline);
-        let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call);
-        if !loc.is_null() {
-            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(new, loc);
-        }
+        ir::copy_debug_location(call, new);
         if has_uses(call) {
             LLVMReplaceAllUsesWith(call, new);
         }
@@ -431,17 +428,7 @@ pub(crate) fn function_like(f: Value) -> Option<String> {
 
 /// Whether a global is registered inactive: derivatives never flow through it.
 pub(crate) fn is_inactive_global(g: Value) -> bool {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
-        let kind = LLVMGetMDKindIDInContext(ctx, INACTIVE.as_ptr() as *const _, INACTIVE.len() as u32);
-        let mut n = 0usize;
-        let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
-        let found = (0..n).any(|k| LLVMValueMetadataEntriesGetKind(entries, k as u32) == kind);
-        if !entries.is_null() {
-            LLVMDisposeValueMetadataEntries(entries);
-        }
-        found
-    }
+    ir::global_metadata(g, INACTIVE).is_some()
 }
 
 /// Whether a call must stay a call when its caller is differentiated (not
@@ -536,52 +523,19 @@ fn hold_out_of_line(module: LLVMModuleRef) {
 const USER_SHADOW: &str = "enzyme_shadow";
 
 fn set_user_shadow(g: Value, shadow: Value) {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
-        let kind = LLVMGetMDKindIDInContext(ctx, USER_SHADOW.as_ptr() as *const _, USER_SHADOW.len() as u32);
-        let mut ops = [LLVMValueAsMetadata(shadow)];
-        LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 1));
-    }
+    ir::set_global_metadata(g, USER_SHADOW, Some(shadow));
 }
 
 /// The shadow the user gave a global (`enzyme_shadow(dg)`, or Enzyme's
 /// `!enzyme_shadow` metadata): derivatives of the global accumulate there,
 /// and the engine neither makes nor zeroes a shadow of its own.
 pub(crate) fn user_shadow(g: Value) -> Option<Value> {
-    unsafe {
-        if LLVMIsAGlobalVariable(g).is_null() {
-            return None;
-        }
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
-        let kind = LLVMGetMDKindIDInContext(ctx, USER_SHADOW.as_ptr() as *const _, USER_SHADOW.len() as u32);
-        let mut n = 0usize;
-        let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
-        let mut out = None;
-        for k in 0..n as u32 {
-            if LLVMValueMetadataEntriesGetKind(entries, k) == kind {
-                let node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, k));
-                if LLVMGetMDNodeNumOperands(node) == 1 {
-                    let mut op = [std::ptr::null_mut()];
-                    LLVMGetMDNodeOperands(node, op.as_mut_ptr());
-                    if !op[0].is_null() && !LLVMIsAGlobalVariable(op[0]).is_null() {
-                        out = Some(op[0]);
-                    }
-                }
-            }
-        }
-        if !entries.is_null() {
-            LLVMDisposeValueMetadataEntries(entries);
-        }
-        out
-    }
+    let ops = ir::global_metadata(g, USER_SHADOW)?;
+    ops.first().copied().filter(|op| !op.is_null() && unsafe { !LLVMIsAGlobalVariable(*op).is_null() })
 }
 
 fn mark_inactive_global(g: Value) {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(g));
-        let kind = LLVMGetMDKindIDInContext(ctx, INACTIVE.as_ptr() as *const _, INACTIVE.len() as u32);
-        LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0));
-    }
+    ir::set_global_metadata(g, INACTIVE, None);
 }
 
 fn string_attr(ctx: LLVMContextRef, k: &str, v: &str) -> LLVMAttributeRef {

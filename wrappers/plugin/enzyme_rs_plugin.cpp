@@ -79,6 +79,21 @@ void annotate(Sema &S, Decl *D, const ParsedAttr &A, llvm::StringRef Text) {
   D->addAttr(AnnotateAttr::Create(S.Context, Text, nullptr, 0, A.getRange()));
 }
 
+// clang skips the arguments of [[scope::name(...)]] plugin attributes: the
+// text between the parentheses, read back from the source (one line).
+std::string skippedArgument(Sema &S, const ParsedAttr &A) {
+  bool Invalid = false;
+  const char *P = S.getSourceManager().getCharacterData(A.getLoc(), &Invalid);
+  if (Invalid || !P)
+    return "";
+  llvm::StringRef Rest(P, 256);
+  Rest = Rest.take_until([](char C) { return C == '\n' || C == 0; });
+  auto Open = Rest.find('('), Close = Rest.find(')');
+  if (Open == llvm::StringRef::npos || Close == llvm::StringRef::npos || Close <= Open + 1)
+    return "";
+  return Rest.substr(Open + 1, Close - Open - 1).trim().str();
+}
+
 // One Enzyme attribute: its spellings, what it fits, how many arguments.
 struct EnzymeAttr : public ParsedAttrInfo {
   Fits Where;
@@ -161,16 +176,9 @@ struct ShadowAttr : EnzymeAttr {
     }
     if (!Shadow && A.getNumArgs() == 0) {
       // [[enzyme::shadow(dg)]]: clang skipped the argument; find it by name.
-      bool Invalid = false;
-      const char *P = S.getSourceManager().getCharacterData(A.getLoc(), &Invalid);
-      if (!Invalid && P) {
-        llvm::StringRef Rest(P, 256);
-        Rest = Rest.take_until([](char C) { return C == '\n' || C == 0; });
-        auto Open = Rest.find('('), Close = Rest.find(')');
-        if (Open != llvm::StringRef::npos && Close != llvm::StringRef::npos && Close > Open + 1) {
-          byName(Rest.substr(Open + 1, Close - Open - 1).trim());
-        }
-      }
+      std::string Name = skippedArgument(S, A);
+      if (!Name.empty())
+        byName(Name);
     }
     if (!Shadow || !Shadow->hasGlobalStorage()) {
       unsigned Id = S.getDiagnostics().getCustomDiagID(
@@ -212,18 +220,10 @@ struct FunctionLikeAttr : EnzymeAttr {
     auto *Lit = Arg ? dyn_cast<StringLiteral>(Arg->IgnoreParenCasts()) : nullptr;
     std::string Name = Lit ? Lit->getString().str() : "";
     if (!Lit && A.getNumArgs() == 0) {
-      // clang skips the arguments of [[scope::name(...)]] plugin attributes:
-      // read the string literal back from the source.
-      bool Invalid = false;
-      const char *P = S.getSourceManager().getCharacterData(A.getLoc(), &Invalid);
-      if (!Invalid && P) {
-        llvm::StringRef Rest(P, 256);
-        Rest = Rest.take_until([](char C) { return C == '\n' || C == 0; });
-        auto Open = Rest.find("(\""), Close = Rest.find("\")");
-        if (Open != llvm::StringRef::npos && Close != llvm::StringRef::npos &&
-            Close > Open + 2)
-          Name = Rest.substr(Open + 2, Close - Open - 2).str();
-      }
+      // [[enzyme::function_like("exp")]]: the string literal, unquoted.
+      std::string Arg = skippedArgument(S, A);
+      if (Arg.size() > 2 && Arg.front() == '"' && Arg.back() == '"')
+        Name = Arg.substr(1, Arg.size() - 2);
     }
     if (Name.empty()) {
       unsigned Id = S.getDiagnostics().getCustomDiagID(
