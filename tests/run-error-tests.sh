@@ -55,6 +55,11 @@ head -c 200 "$build/good.o" > "$build/cut.o"
   expect_failure "truncated bitcode .o" "$build/truncated.out" "truncated.o: invalid LLVM bitcode" -- "$CC" "$build/truncated.o" -o "$build/truncated.out"
   expect_failure "cut bitcode .o" "$build/cut.out" "cut.o: invalid LLVM bitcode" -- "$CC" "$build/cut.o" -o "$build/cut.out"
   expect_failure "missing input" "$build/missing.out" "does-not-exist.o: cannot read: No such file" -- "$CC" "$build/does-not-exist.o" -o "$build/missing.out"
+  # -w silences every warning, but an unknown enzyme_* attribute is still an
+  # error, in a compile step and in a one-step build.
+  cp "$here/errors/unknown_attribute.c" "$build/attr.c"
+  expect_failure "unknown attribute -w -c" "$build/attr.o" "attribute 'enzyme::checkpoint' is not implemented" -- "$CC" -w -c "$build/attr.c" -o "$build/attr.o"
+  expect_failure "unknown attribute -w" "$build/attr.out" "attribute 'enzyme::checkpoint' is not implemented" -- "$CC" -w "$build/attr.c" -o "$build/attr.out"
   expect_failure "unknown flag" "$build/flag.out" "unknown argument" -- "$CC" -fno-such-flag-at-all "$build/good.c" -I"$here/c" -o "$build/flag.out"
 } 2>&1 | tee -a "$build/log.txt"
 

@@ -155,14 +155,19 @@ fn wants_address_sanitizer(args: &[String]) -> bool {
     on
 }
 
-/// A compile step's arguments without AddressSanitizer: `address` out of
-/// `-fsanitize=` lists, its `-fsanitize-address-*` options dropped. Other
-/// sanitizers (UndefinedBehaviorSanitizer checks are made by the front end)
-/// stay.
-pub fn without_address_sanitizer(args: &[String]) -> Vec<String> {
+/// A compile step's arguments as given to clang or flang. AddressSanitizer
+/// is left to the link (`address` out of `-fsanitize=` lists, its
+/// `-fsanitize-address-*` options dropped; other sanitizers' checks are made
+/// by the front end and stay). For C and C++, `-w` becomes `-Wno-everything`:
+/// `-w` would also silence the unknown-attribute warning that our plugin
+/// turns into an error for `enzyme_*` attributes it does not know, and an
+/// attribute dropped in silence is a wrong derivative.
+pub fn compile_step_args(args: &[String], fortran: bool) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
     for a in args {
-        if let Some(list) = a.strip_prefix("-fsanitize=") {
+        if a == "-w" && !fortran {
+            out.push("-Wno-everything".into());
+        } else if let Some(list) = a.strip_prefix("-fsanitize=") {
             let rest: Vec<&str> = list.split(',').filter(|s| *s != "address").collect();
             if !rest.is_empty() {
                 out.push(format!("-fsanitize={}", rest.join(",")));

@@ -123,7 +123,7 @@ pub fn run(language: Language, args: Vec<String>) -> Result<i32, DriverError> {
 /// The clang command for a `-c` invocation.
 fn compile_command(tc: &Toolchain, inv: &Invocation) -> Result<Command, DriverError> {
     let mut cmd = Command::new(&tc.compiler);
-    cmd.args(args::without_address_sanitizer(&inv.all_args));
+    cmd.args(args::compile_step_args(&inv.all_args, inv.language == Language::Fortran));
     let only_assembly = inv.inputs.iter().all(|i| matches!(i.kind, args::InputKind::Assembly(_)));
     if !only_assembly {
         cmd.args(compile_flags(inv.language == Language::Fortran));

@@ -113,7 +113,7 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                         let out = tmp.join(format!("input{k}.o"));
                         let fortran = crate::toolchain::is_fortran(lang);
                         let mut cmd = Command::new(tc.compiler_for(lang)?);
-                        cmd.args(crate::args::without_address_sanitizer(&inv.compile_flags))
+                        cmd.args(crate::args::compile_step_args(&inv.compile_flags, fortran))
                             .args(compile_flags(fortran))
                             .args(tc.include_flags_for(fortran));
                         if !fortran {
