@@ -64,6 +64,8 @@ check "-shared library with derivatives inside" bash -c "
   printf '%s\n' '#include <math.h>' 'double denergy(double);' 'int main(void) { return fabs(denergy(0.5) - (2.0 + cos(0.5))) > 1e-12; }' > use.c &&
   gcc use.c -L. -lgrad -lm -Wl,-rpath,. -o app6 && ./app6"
 check "-### prints the commands and runs nothing" bash -c "$CC -O2 -### main.c lib.c -o never -lm 2>&1 | grep -q 'link-time AD' && test ! -e never"
+check "--version | head -c 1: no panic when the reader stops early" bash -c \
+  "for i in 1 2 3 4 5 6 7 8; do $CC --version | head -c 1 >/dev/null; echo rc=\${PIPESTATUS[0]}; done 2>&1 | grep -q 'panicked\|rc=70' && exit 1 || exit 0"
 check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'enzyme-rs' && $CC --version | grep -q 'LLVM 22'"
 check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
 check "-fenzyme-print-activity describes the analysis (and is not passed to clang)" bash -c "$CC -O2 -fenzyme-print-activity main.c lib.c -o app8 -lm 2>&1 | grep -q 'activity of .energy.' && ./app8"

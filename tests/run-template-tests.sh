@@ -27,6 +27,14 @@ log=$("$CARGO_ENZYME" enzyme new "$build/my-c" --template c 2>&1)
 rc=$?
 [ $rc -ne 0 ] && grep -q "already exists" <<<"$log"
 report "cargo enzyme new refuses an existing directory" $?
+log=$("$CARGO_ENZYME" enzyme new "$build/27_rust" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && grep -q "starts with a digit" <<<"$log" && [ ! -e "$build/27_rust" ]
+report "cargo enzyme new refuses a name cargo cannot build, writing nothing" $?
+# A reader that stops early: a quiet end, never a panic.
+log=$(for i in 1 2 3 4 5 6 7 8; do "$CARGO_ENZYME" enzyme doctor | head -c 1 >/dev/null; echo "rc=${PIPESTATUS[0]}"; done 2>&1)
+! grep -q "panicked\|rc=70\|rc=101" <<<"$log"
+report "cargo enzyme doctor | head -c 1: no panic" $?
 log=$("$CARGO_ENZYME" enzyme doctor 2>&1)
 rc=$?
 [ $rc -ne 0 ] && echo "$log"

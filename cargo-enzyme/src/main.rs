@@ -58,6 +58,7 @@ struct CargoArgs {
 }
 
 fn main() -> ExitCode {
+    driver::default_sigpipe();
     let CargoCli::Enzyme(cli) = CargoCli::parse();
     let (sub, args) = match cli.command {
         Cmd::Build(a) => ("build", a.args),
@@ -127,7 +128,11 @@ fn new_project(name: &str, template: &str) -> Result<(), String> {
     if dir.exists() {
         return Err(format!("`{name}` already exists"));
     }
-    let project = dir.file_name().and_then(|n| n.to_str()).unwrap_or("project").replace(['-', '.'], "_");
+    let base = dir.file_name().and_then(|n| n.to_str()).unwrap_or("project");
+    if t.files.iter().any(|(f, _)| *f == "Cargo.toml") {
+        check_package_name(base)?;
+    }
+    let project = base.replace(['-', '.'], "_");
     let enzyme = enzyme_crate_path().ok_or("the `enzyme` crate's sources were not found; reinstall enzyme-rs")?;
     for (file, text) in t.files {
         let path = dir.join(file);
@@ -140,6 +145,37 @@ fn new_project(name: &str, template: &str) -> Result<(), String> {
     eprintln!("     Created {} project `{name}` ({})", t.name, t.about);
     eprintln!("        Test with: cd {name} && {}", t.test);
     Ok(())
+}
+
+/// Refuses a directory name that cargo would not take as a package name, as
+/// `cargo new` does, before anything is written.
+fn check_package_name(name: &str) -> Result<(), String> {
+    const KEYWORDS: &[&str] = &[
+        "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do",
+        "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop",
+        "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static",
+        "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where",
+        "while", "yield",
+    ];
+    const BUILT_IN: &[&str] = &["alloc", "core", "proc_macro", "proc-macro", "std", "test"];
+    let hint = "choose another directory name (cargo's rules: letters, digits, `-` and `_`, not starting with a digit)";
+    let why = if name.is_empty() {
+        Some("it is empty".to_string())
+    } else if let Some(c) = name.chars().find(|c| !(c.is_alphanumeric() || *c == '-' || *c == '_')) {
+        Some(format!("the character `{c}` is not allowed"))
+    } else if name.starts_with(|c: char| c.is_ascii_digit()) {
+        Some("it starts with a digit".to_string())
+    } else if KEYWORDS.contains(&name) {
+        Some("it is a Rust keyword".to_string())
+    } else if BUILT_IN.contains(&name) {
+        Some("it is the name of a crate built into Rust".to_string())
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(format!("`{name}` cannot be the name of a cargo package: {why}; {hint}")),
+        None => Ok(()),
+    }
 }
 
 /// The `enzyme` crate: installed with the tools, or this source tree's.

@@ -58,6 +58,7 @@ pub fn program_name(language: Language) -> &'static str {
 /// process arguments and returns the exit code.
 pub fn run_from_env(language: Language) -> i32 {
     let program = program_name(language);
+    default_sigpipe();
     let mut args = Vec::new();
     for a in std::env::args_os().skip(1) {
         match a.into_string() {
@@ -83,6 +84,17 @@ pub fn run_from_env(language: Language) -> i32 {
             eprintln!("{program}: error: {e}");
             e.exit_code()
         }
+    }
+}
+
+/// Makes a write to a closed pipe end the process quietly, as it ends clang
+/// (`enzyme-cc --version | head -1`), instead of failing `println!` with a
+/// panic. Rust ignores SIGPIPE by default; C tools do not.
+pub fn default_sigpipe() {
+    // SAFETY: called at the start of `main`, before any thread is spawned;
+    // SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
