@@ -66,6 +66,12 @@ check "-shared library with derivatives inside" bash -c "
 check "-### prints the commands and runs nothing" bash -c "$CC -O2 -### main.c lib.c -o never -lm 2>&1 | grep -q 'link-time AD' && test ! -e never"
 check "--version | head -c 1: no panic when the reader stops early" bash -c \
   "for i in 1 2 3 4 5 6 7 8; do $CC --version | head -c 1 >/dev/null; echo rc=\${PIPESTATUS[0]}; done 2>&1 | grep -q 'panicked\|rc=70' && exit 1 || exit 0"
+check "enzyme-fortran links C and Fortran objects with libm, as flang does" bash -c "
+  printf '%s\n' 'subroutine heat(x, y) bind(c)' '  real(8), intent(in) :: x' '  real(8), intent(out) :: y' '  y = exp(x) * x' 'end subroutine' > heat.f90 &&
+  printf '%s\n' '#include <math.h>' 'void heat(const double *x, double *y);' 'void __enzyme_autodiff(void *, ...);' \
+    'int main(void) { double x = 0.5, dx = 0, y, dy = 1; __enzyme_autodiff((void *)heat, &x, &dx, &y, &dy);' \
+    '  return fabs(dx - exp(0.5) * 1.5) > 1e-12; }' > fmain.c &&
+  $CC -c fmain.c -o fmain.o && ${ENZYME_FC:-enzyme-fortran} -c heat.f90 -o heat.o && ${ENZYME_FC:-enzyme-fortran} fmain.o heat.o -o app9 && ./app9"
 check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'enzyme-rs' && $CC --version | grep -q 'LLVM 22'"
 check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
 check "-fenzyme-print-activity describes the analysis (and is not passed to clang)" bash -c "$CC -O2 -fenzyme-print-activity main.c lib.c -o app8 -lm 2>&1 | grep -q 'activity of .energy.' && ./app8"

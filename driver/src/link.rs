@@ -64,6 +64,10 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
     if let Some(o) = &inv.output {
         link_cmd.arg("-o").arg(o);
     }
+    // A link through enzyme-fortran gets flang's runtime and libm, as through flang.
+    if inv.language == crate::Language::Fortran {
+        link_cmd.args(fortran_runtime_flags());
+    }
 
     if inv.dry_run {
         if g.slot.is_some() {
@@ -87,7 +91,8 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         progress.phase("merging bitcode");
         let module = merge(&ctx, g.objects, g.members)?;
         // Fortran code calls its runtime, which clang does not link by itself.
-        let fortran = module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));
+        let fortran = inv.language != crate::Language::Fortran
+            && module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));
         differentiate(&module, level, inv, &ad_object, &progress)?;
         if fortran {
             link_cmd.args(fortran_runtime_flags());
