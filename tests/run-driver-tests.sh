@@ -72,6 +72,13 @@ check "enzyme-fortran links C and Fortran objects with libm, as flang does" bash
     'int main(void) { double x = 0.5, dx = 0, y, dy = 1; __enzyme_autodiff((void *)heat, &x, &dx, &y, &dy);' \
     '  return fabs(dx - exp(0.5) * 1.5) > 1e-12; }' > fmain.c &&
   $CC -c fmain.c -o fmain.o && ${ENZYME_FC:-enzyme-fortran} -c heat.f90 -o heat.o && ${ENZYME_FC:-enzyme-fortran} fmain.o heat.o -o app9 && ./app9"
+check "a function of a user's shared library: the error says where its body is" bash -c "
+  $CC -O2 -fPIC -shared $here/driver/mystery_kernel.c -o libmk.so -lm &&
+  ! $CC -O2 $here/driver/shared_unregistered.c -L. -lmk -o never2 >log.txt 2>&1 &&
+  grep -q 'defined in the shared library ./libmk.so' log.txt && grep -q '__enzyme_register_gradient_mystery_kernel' log.txt &&
+  test ! -e never2"
+check "... and the rule the message suggests makes it build, with the right derivative" bash -c "
+  $CC -O2 $here/driver/shared_registered.c -L. -lmk -o app10 -lm && LD_LIBRARY_PATH=. ./app10"
 check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'enzyme-rs' && $CC --version | grep -q 'LLVM 22'"
 check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
 check "-fenzyme-print-activity describes the analysis (and is not passed to clang)" bash -c "$CC -O2 -fenzyme-print-activity main.c lib.c -o app8 -lm 2>&1 | grep -q 'activity of .energy.' && ./app8"

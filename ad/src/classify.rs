@@ -367,10 +367,21 @@ fn classify_call(call: Value) -> Kind {
                  quotients as plain arithmetic, which is differentiated",
             );
         }
+        let shown = display_name(&name);
+        // The example needs a name the user can write: a C name as it is.
+        let c_name = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with("_Z");
+        let name = if c_name { name.as_str() } else { "f" };
         return unsupported(
-            format!("call to external function `{}`", display_name(&name)),
-            "the function has no body in the merged module and no derivative rule; compile its source with enzyme-cc, \
-             or move the call out of the differentiated code",
+            format!("call to external function `{shown}`"),
+            format!(
+                "the function has no body in the merged module and no derivative rule. Compile its source with \
+                 enzyme-cc, or give it a derivative; for `double {name}(double)`:\n  \
+                 double {name}_aug(double x) {{ return {name}(x); }}\n  \
+                 double {name}_rev(double x, double d_result) {{ return d_result * /* d{name}/dx at x */; }}\n  \
+                 void *__enzyme_register_gradient_{name}[3] = {{(void *){name}, (void *){name}_aug, (void *){name}_rev}};\n\
+                 or, if it does not depend on the inputs, `void *__enzyme_inactivefn[] = {{(void *){name}}};` \
+                 (README, \"Custom derivatives\")"
+            ),
         );
     }
     // A module function, validated in turn: it has no memory effects or
@@ -412,6 +423,11 @@ pub(crate) fn check_function(
         if let Some(i) = at {
             d.location = ir::location(i);
             d.ir = Some(truncate(ir::print(i)));
+            d.missing_body = ir::is_call_or_invoke(i)
+                .then(|| ir::called_function(i))
+                .flatten()
+                .filter(|c| ir::is_declaration(*c) && !ir::name(*c).starts_with("llvm."))
+                .map(ir::name);
         }
         diags.push(d);
     };

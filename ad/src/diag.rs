@@ -56,17 +56,26 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// What the user can do about it.
     pub help: Option<String>,
+    /// The link name of a function the engine needed but found no body for
+    /// (the driver says where its body is, when a shared library has it).
+    pub missing_body: Option<String>,
 }
 
 impl Diagnostic {
     /// A diagnostic with only a message.
     pub fn new(message: impl Into<String>) -> Self {
-        Diagnostic { message: message.into(), function: None, location: None, ir: None, notes: Vec::new(), help: None }
+        Diagnostic { message: message.into(), function: None, location: None, ir: None, notes: Vec::new(), help: None, missing_body: None }
     }
 
     /// Adds a help line.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Names the function whose body was missing.
+    pub fn with_missing_body(mut self, name: impl Into<String>) -> Self {
+        self.missing_body = Some(name.into());
         self
     }
 

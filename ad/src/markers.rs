@@ -327,7 +327,8 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         )
         .with_help(format!(
             "compile the source file that defines `{fname}` with enzyme-cc so its bitcode is linked in"
-        )));
+        ))
+        .with_missing_body(ir::name(function)));
     }
     let mut marker_loads = Vec::new();
     let mut args = Vec::new();

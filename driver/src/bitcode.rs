@@ -76,6 +76,15 @@ pub fn read_archive(path: &Path) -> Result<ArchiveContents, DriverError> {
     Ok(out)
 }
 
+/// Whether a shared library exports a definition of `name` (a file that
+/// cannot be read or parsed defines nothing: this only improves a message).
+pub fn defines_dynamic_symbol(path: &Path, name: &str) -> bool {
+    use object::{Object, ObjectSymbol};
+    let Ok(data) = std::fs::read(path) else { return false };
+    let Ok(file) = object::File::parse(&*data) else { return false };
+    file.dynamic_symbols().any(|s| !s.is_undefined() && s.name() == Ok(name))
+}
+
 fn bad(path: &Path, message: String) -> DriverError {
     DriverError::BadInput { path: path.to_path_buf(), message }
 }

@@ -34,6 +34,9 @@ struct Gathered {
     final_args: Vec<String>,
     /// Where in `final_args` the differentiated object goes.
     slot: Option<usize>,
+    /// The user's shared libraries on the link line (given by path, or as
+    /// `-l` found in a `-L` directory): where a missing body may be.
+    shared_libraries: Vec<PathBuf>,
 }
 
 impl Gathered {
@@ -93,7 +96,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         // Fortran code calls its runtime, which clang does not link by itself.
         let fortran = inv.language != crate::Language::Fortran
             && module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));
-        differentiate(&module, level, inv, &ad_object, &progress)?;
+        differentiate(&module, level, inv, &ad_object, &progress, &g.shared_libraries)?;
         if fortran {
             link_cmd.args(fortran_runtime_flags());
         }
@@ -159,7 +162,12 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                                 g.mark_slot();
                                 g.objects.push((input.path.clone(), bytes));
                             }
-                            ObjectKind::Native => g.final_args.push(input.path.clone()),
+                            ObjectKind::Native => {
+                                if is_shared_library_name(&input.path) {
+                                    g.shared_libraries.push(path.to_path_buf());
+                                }
+                                g.final_args.push(input.path.clone())
+                            }
                             ObjectKind::Unknown => {
                                 return Err(DriverError::BadInput {
                                     path: path.to_path_buf(),
@@ -182,7 +190,12 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                             g.final_args.push(input.path.clone());
                         }
                     }
-                    InputKind::LinkerInput => g.final_args.push(input.path.clone()),
+                    InputKind::LinkerInput => {
+                        if is_shared_library_name(&input.path) {
+                            g.shared_libraries.push(PathBuf::from(&input.path));
+                        }
+                        g.final_args.push(input.path.clone())
+                    }
                 }
             }
             LinkItem::Library(name) => {
@@ -199,7 +212,13 @@ fn gather(inv: &Invocation, tc: &Toolchain, tmp: &Path) -> Result<Gathered, Driv
                             g.final_args.push(format!("-l{name}"));
                         }
                     }
-                    _ => g.final_args.push(format!("-l{name}")),
+                    _ => {
+                        let file = format!("lib{name}.so");
+                        if let Some(so) = inv.library_dirs.iter().map(|d| d.join(&file)).find(|p| p.exists()) {
+                            g.shared_libraries.push(so);
+                        }
+                        g.final_args.push(format!("-l{name}"))
+                    }
                 }
             }
         }
@@ -242,6 +261,29 @@ fn fortran_runtime_flags() -> Vec<String> {
     }
     flags.extend(["-lflang_rt.runtime", "-lm"].map(String::from));
     flags
+}
+
+/// `libx.so`, `libx.so.1.2`.
+fn is_shared_library_name(path: &str) -> bool {
+    let file = Path::new(path).file_name().and_then(|f| f.to_str()).unwrap_or(path);
+    file.ends_with(".so") || file.contains(".so.")
+}
+
+/// Says, for each function the engine found no body for, which of the
+/// user's shared libraries defines it: its body is machine code there, which
+/// no bitcode link can see, and "compile it with enzyme-cc" would mislead.
+fn explain_missing_bodies(diags: &mut [ad::Diagnostic], shared_libraries: &[PathBuf]) {
+    for d in diags {
+        let Some(name) = &d.missing_body else { continue };
+        let Some(lib) = shared_libraries.iter().find(|l| bitcode::defines_dynamic_symbol(l, name)) else { continue };
+        let lib = lib.display();
+        d.help = Some(format!(
+            "`{name}` is defined in the shared library {lib}, linked as machine code: its body cannot be seen at this \
+             link, however it was compiled. Link the objects or a static archive it was built from (compiled with \
+             enzyme-cc) instead, or give it a derivative rule{}",
+            d.help.as_deref().and_then(|h| h.find("; for `").map(|k| h[k..].to_string())).unwrap_or_default()
+        ));
+    }
 }
 
 /// A user's static archive for `-l<name>` in the `-L` directories, unless a
@@ -352,6 +394,7 @@ fn differentiate(
     inv: &Invocation,
     out: &Path,
     progress: &Progress,
+    shared_libraries: &[PathBuf],
 ) -> Result<(), DriverError> {
     let program = program_name(inv.language);
     let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
@@ -399,10 +442,11 @@ fn differentiate(
                 eprint!("{report}");
             }
         }
-        Err(diags) => {
+        Err(mut diags) => {
             if let Some(d) = &dump {
                 let _ = module.print_to_file(d.join("failed-ad.ll"));
             }
+            explain_missing_bodies(&mut diags, shared_libraries);
             anstream::eprint!("{}", report::render(&diags, program));
             return Err(DriverError::Differentiation(diags.len()));
         }

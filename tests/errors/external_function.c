@@ -1,5 +1,6 @@
 // expect: cannot differentiate call to external function `mystery_kernel`
-// expect: external_function.c:7
+// expect: void *__enzyme_register_gradient_mystery_kernel[3] = {(void *)mystery_kernel, (void *)mystery_kernel_aug, (void *)mystery_kernel_rev};
+// expect: external_function.c:8
 double __enzyme_autodiff(void *, ...);
 double mystery_kernel(double);
 
