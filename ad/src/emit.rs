@@ -51,6 +51,18 @@ impl Emitter {
         unsafe { LLVMPositionBuilderAtEnd(self.b, bb) }
     }
 
+    /// Instructions built from now on carry the debug location of primal
+    /// instruction `i` (none if it has none), remapped into the derivative's
+    /// own subprogram when the derivative is complete.
+    pub fn located_at(&self, i: Value) {
+        unsafe { LLVMSetCurrentDebugLocation2(self.b, llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(i)) }
+    }
+
+    /// Instructions built from now on carry no debug location.
+    pub fn unlocated(&self) {
+        unsafe { LLVMSetCurrentDebugLocation2(self.b, std::ptr::null_mut()) }
+    }
+
     pub fn before(&self, i: Value) {
         unsafe { LLVMPositionBuilderBefore(self.b, i) }
     }
@@ -390,8 +402,6 @@ impl Emitter {
             let n = LLVMInstructionClone(i);
             LLVMInsertIntoBuilder(self.b, n);
             crate::prep::remap_operands(n, map);
-            // Derivative functions carry no debug info of their own.
-            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(n, std::ptr::null_mut());
             // A call that was an `invoke` in the user's code may throw again.
             let md = crate::prep::WAS_INVOKE;
             let md_kind = LLVMGetMDKindIDInContext(self.ctx, md.as_ptr() as *const _, md.len() as u32);

@@ -46,6 +46,7 @@ impl<'g> Forward<'g> {
             s.e.at_end(s.block(b));
             let live = s.cfg.live.contains(&b);
             for i in ir::instructions(b) {
+                s.e.located_at(i);
                 if live {
                     s.instruction(f, d, i);
                 } else {
@@ -53,6 +54,7 @@ impl<'g> Forward<'g> {
                 }
             }
         }
+        s.e.unlocated();
         s.fill_phis();
     }
 

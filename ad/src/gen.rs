@@ -59,6 +59,8 @@ pub(crate) struct Generator {
     pub made_coroutines: bool,
     /// Shadow globals of the module's derivatives.
     pub shadow_globals: ShadowGlobals,
+    /// Subprograms of the derivatives of primals compiled with `-g`.
+    debug_info: crate::debug_info::DebugInfo,
 }
 
 impl Generator {
@@ -72,6 +74,7 @@ impl Generator {
             pending: Vec::new(),
             made_coroutines: false,
             shadow_globals: Default::default(),
+            debug_info: Default::default(),
         }
     }
 
@@ -173,7 +176,10 @@ impl Generator {
                 Mode::Forward => Forward::build(self, r.function, &r.dup, d),
                 Mode::Reverse => Reverse::build(self, r.function, &r.dup, d, r.split),
             }
+            let primal = self.prep.original(r.function);
+            self.debug_info.attach(self.module, primal, d);
         }
+        self.debug_info.finish();
     }
 
     /// The analysis of one derivative, in words, instruction by instruction.

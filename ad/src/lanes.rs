@@ -24,7 +24,6 @@ pub(crate) fn linear_tangent(
     unsafe {
         let x = LLVMInstructionClone(i);
         LLVMInsertIntoBuilder(e.b, x);
-        llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(x, std::ptr::null_mut());
         for k in 0..ir::operand_count(i) {
             let o = ir::operand(i, k);
             let n = if ir::is_real(ir::type_of(o)) { tan(o) } else { val(o) };

@@ -21,6 +21,7 @@ mod body;
 mod cfg;
 mod classify;
 mod custom;
+mod debug_info;
 pub mod diag;
 mod emit;
 mod forward;

@@ -174,6 +174,7 @@ impl<'g> Reverse<'g> {
             }
             let mut selector_done = false;
             for i in ir::instructions(b) {
+                self.e.located_at(i);
                 let is_phi = ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMPHI;
                 if !is_phi && !selector_done {
                     // After the phis: which predecessor, and which loop instance.
@@ -223,6 +224,7 @@ impl<'g> Reverse<'g> {
                 }
             }
         }
+        self.e.unlocated();
     }
 
     /// Phi incoming values, once every forward block exists.
@@ -259,8 +261,10 @@ impl<'g> Reverse<'g> {
                 if op == llvm_sys::LLVMOpcode::LLVMPHI || i == ir::terminator(b) {
                     continue;
                 }
+                self.e.located_at(i);
                 self.reverse_instruction(i);
             }
+            self.e.unlocated();
             if b == self.cfg.entry() {
                 self.return_adjoints(f, d);
                 continue;

@@ -161,12 +161,19 @@ fn wants_address_sanitizer(args: &[String]) -> bool {
 /// by the front end and stay). For C and C++, `-w` becomes `-Wno-everything`:
 /// `-w` would also silence the unknown-attribute warning that our plugin
 /// turns into an error for `enzyme_*` attributes it does not know, and an
-/// attribute dropped in silence is a wrong derivative.
+/// attribute dropped in silence is a wrong derivative. Debug info is DWARF 4
+/// unless a version is asked for (flang's default too): the link merges
+/// compile units, and Debian 12's valgrind cannot read DWARF 5 from a
+/// program of several units.
 pub fn compile_step_args(args: &[String], fortran: bool) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
+    let dwarf_version_given = args.iter().any(|a| a.starts_with("-gdwarf"));
     for a in args {
         if a == "-w" && !fortran {
             out.push("-Wno-everything".into());
+        } else if enables_debug_info(a) && !fortran && !dwarf_version_given {
+            out.push(a.clone());
+            out.push("-gdwarf-4".into());
         } else if let Some(list) = a.strip_prefix("-fsanitize=") {
             let rest: Vec<&str> = list.split(',').filter(|s| *s != "address").collect();
             if !rest.is_empty() {
@@ -177,6 +184,13 @@ pub fn compile_step_args(args: &[String], fortran: bool) -> Vec<String> {
         }
     }
     out
+}
+
+/// `-g`, `-g1`..`-g3`, `-ggdb[N]`, `-gline-tables-only`: a flag that turns
+/// debug info on (not `-g0`, nor options that only shape it).
+fn enables_debug_info(a: &str) -> bool {
+    matches!(a, "-g" | "-g1" | "-g2" | "-g3" | "-gline-tables-only" | "-gline-directives-only")
+        || a.strip_prefix("-ggdb").is_some_and(|n| n.is_empty() || n != "0")
 }
 
 /// Whether a path names one of Enzyme's plugins (`ClangEnzyme-22.so`,
