@@ -169,6 +169,30 @@ impl Shadows {
                     m.insert(ir::operand(i, 0), self.of(ir::operand(i, 0)));
                     e.clone_instruction(i, &m)
                 }
+                Kind::Alloca if !is_fixed_size(i) => {
+                    // A run-time size: the shadow is made where the primal is,
+                    // zeroed. In forward mode it lives as long as the primal
+                    // (on the stack beside it); in reverse mode the reverse
+                    // sweep still needs it after the forward sweep's
+                    // `stackrestore`s, so it is on the heap, freed by the
+                    // reverse of the allocation.
+                    let ty = LLVMGetAllocatedType(i);
+                    let count = map.get(&ir::operand(i, 0)).copied().unwrap_or(ir::operand(i, 0));
+                    let i64t = LLVMInt64TypeInContext(e.ctx);
+                    let n = LLVMBuildZExtOrBitCast(e.b, count, i64t, EMPTY);
+                    let size = LLVMBuildMul(e.b, LLVMSizeOf(ty), n, EMPTY);
+                    let s = if alloca_at == e.b {
+                        let s = LLVMBuildArrayAlloca(e.b, ty, count, c"shadow".as_ptr());
+                        LLVMSetAlignment(s, LLVMGetAlignment(i));
+                        s
+                    } else {
+                        let malloc = libc_function(self.module, "malloc");
+                        e.call(malloc, &mut [size])
+                    };
+                    let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+                    LLVMBuildMemSet(e.b, s, zero, size, LLVMGetAlignment(i));
+                    s
+                }
                 Kind::Alloca => {
                     let ty = LLVMGetAllocatedType(i);
                     let count = ir::operand(i, 0);
@@ -229,6 +253,11 @@ impl Shadows {
             unsafe { LLVMAddIncoming(s, &mut sv, &mut nb, 1) };
         }
     }
+}
+
+/// Whether an `alloca` has a constant element count.
+pub(crate) fn is_fixed_size(alloca: Value) -> bool {
+    unsafe { !LLVMIsAConstantInt(ir::operand(alloca, 0)).is_null() }
 }
 
 /// Clones primal instruction `i` at the builder's position, recording it in

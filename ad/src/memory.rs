@@ -301,23 +301,8 @@ fn analyze_once(
                     }
                 }
                 Kind::Alloca => {
-                    let count = ops[0];
-                    let fixed = unsafe { !LLVMIsAConstantInt(count).is_null() };
-                    m.ptr.insert(
-                        i,
-                        if fixed {
-                            PtrStatus::Shadowed
-                        } else {
-                            PtrStatus::Unknown("is a variable-size stack allocation")
-                        },
-                    );
-                    if !fixed {
-                        m.problem(
-                            i,
-                            "variable-size stack allocation (`alloca` with a run-time size)".into(),
-                            "variable-length arrays are not supported yet",
-                        );
-                    }
+                    // Fixed or run-time size (VLAs, Fortran automatic arrays).
+                    m.ptr.insert(i, PtrStatus::Shadowed);
                 }
                 Kind::MemSet => {
                     if let PtrStatus::Unknown(why) = m.status(ops[0]) {

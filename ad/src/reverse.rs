@@ -494,6 +494,15 @@ impl<'g> Reverse<'g> {
                 }
                 return;
             }
+            Kind::Alloca if !crate::body::is_fixed_size(i) => {
+                // The heap shadow of a run-time-size stack array (see `Shadows::make`).
+                if self.sh.sh.contains_key(&i) {
+                    let s = self.shadow(i);
+                    let free = libc_function(self.g.module(), "free");
+                    self.e.call(free, &mut [s]);
+                }
+                return;
+            }
             Kind::Alloc(a) => {
                 // Reverse of an allocation: every use of the shadow is behind us
                 // (unless the block outlives the function: its shadow does too).

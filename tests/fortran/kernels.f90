@@ -37,4 +37,20 @@ contains
       u = u + 0.01d0 * (u - u**3)
     end do
   end subroutine
+
+  ! An automatic array: flang makes d a run-time-size stack array.
+  subroutine diffs(n, x, r) bind(C)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double), intent(out) :: r
+    real(c_double) :: d(n - 1)
+    integer :: i
+    do i = 1, n - 1
+      d(i) = sin(x(i + 1)) - x(i)**2
+    end do
+    r = 0
+    do i = 1, n - 1
+      r = r + d(i) * d(i) * i
+    end do
+  end subroutine
 end module kernels

@@ -34,6 +34,18 @@ program check_kernels
       integer(c_int), value :: n
       real(c_double) :: u(*), du(*)
     end subroutine
+    subroutine grad_diffs(f, n, x, dx, r, dr) bind(C, name="__enzyme_autodiff_diffs")
+      import :: c_double, c_funptr, c_int
+      type(c_funptr), value :: f
+      integer(c_int), value :: n
+      real(c_double) :: x(*), dx(*), r, dr
+    end subroutine
+    subroutine tangent_diffs(f, n, x, dx, r, dr) bind(C, name="__enzyme_fwddiff_diffs")
+      import :: c_double, c_funptr, c_int
+      type(c_funptr), value :: f
+      integer(c_int), value :: n
+      real(c_double) :: x(*), dx(*), r, dr
+    end subroutine
   end interface
   integer, parameter :: n = 5
   real(c_double) :: x0, g, t, want, h
@@ -76,6 +88,25 @@ program check_kernels
     call relax(n, up)
     call relax(n, um)
     call check("relax reverse vs finite difference", du(i), (sum(up) - sum(um)) / (2 * h), 1d-6)
+  end do
+
+  ! diffs (an automatic array): reverse against finite differences, forward against reverse
+  dx = 0
+  dr = 1
+  call grad_diffs(c_funloc(diffs), n, x, dx, r, dr)
+  do i = 1, n
+    up = x
+    up(i) = up(i) + h
+    um = x
+    um(i) = um(i) - h
+    call diffs(n, up, rp)
+    call diffs(n, um, rm)
+    call check("diffs reverse vs finite difference", dx(i), (rp - rm) / (2 * h), 1d-6)
+    tx = 0
+    tx(i) = 1
+    tr = 0
+    call tangent_diffs(c_funloc(diffs), n, x, tx, r, tr)
+    call check("diffs forward vs reverse", tr, dx(i), 1d-12)
   end do
 
   if (failures > 0) then
