@@ -35,6 +35,9 @@ pub(crate) struct Reverse<'g> {
     pub(super) rev: HashMap<Block, Block>,
     /// Adjoint slot of each value that received a contribution.
     pub(super) adj: HashMap<Value, Value>,
+    /// Adjoints of block-local values (see `is_block_local`) while their
+    /// block is being reversed.
+    pub(super) local_adj: HashMap<Value, Value>,
     /// Slot caching a forward-sweep value for the reverse sweep.
     pub(super) cache: HashMap<Value, Value>,
     /// Cached values already loaded in a reverse block.
@@ -59,6 +62,10 @@ pub(crate) struct Reverse<'g> {
     pub(super) reserved: HashMap<usize, Option<Value>>,
     /// Tape buffers (slot of the buffer pointer) to free at the end.
     pub(super) tapes: Vec<Value>,
+    /// Per loop: its tape of per-instance records.
+    pub(super) loop_tapes: HashMap<usize, crate::tape::LoopTape>,
+    /// Per taped value: its loop and its field's offset in the record.
+    pub(super) tape_fields: HashMap<Value, (usize, u64)>,
     /// Instance numbers already loaded in a reverse block.
     pub(super) loaded_instance: HashMap<(Block, usize), Value>,
     /// The function writes no memory its caller can see.
@@ -106,6 +113,7 @@ impl<'g> Reverse<'g> {
             fwd: HashMap::new(),
             rev: HashMap::new(),
             adj: HashMap::new(),
+            local_adj: HashMap::new(),
             cache: HashMap::new(),
             loaded: HashMap::new(),
             selector: HashMap::new(),
@@ -114,6 +122,8 @@ impl<'g> Reverse<'g> {
             rev_instance: Vec::new(),
             instance: HashMap::new(),
             tapes: Vec::new(),
+            loop_tapes: HashMap::new(),
+            tape_fields: HashMap::new(),
             loaded_instance: HashMap::new(),
             inputs_unchanged: false,
             entry_instance: HashMap::new(),
@@ -159,6 +169,7 @@ impl<'g> Reverse<'g> {
         r.fill_phis();
         r.record_loop_entries();
         r.reverse_sweep(f, d);
+        r.finish_tapes();
         unsafe { LLVMDisposeBuilder(r.slots) };
     }
 
@@ -256,6 +267,7 @@ impl<'g> Reverse<'g> {
                 unsafe { LLVMBuildUnreachable(self.e.b) };
                 continue;
             }
+            self.local_adj.clear();
             for i in ir::instructions(b).into_iter().rev() {
                 let op = ir::opcode(i);
                 if op == llvm_sys::LLVMOpcode::LLVMPHI || i == ir::terminator(b) {
@@ -537,10 +549,7 @@ impl<'g> Reverse<'g> {
         if unsafe { LLVMGetFirstUse(i).is_null() } {
             return;
         }
-        let slot = self.adj_slot(i);
-        let d = self.e.load(t, slot);
-        // Cleared, so an earlier loop instance of `i` starts from zero.
-        self.e.store(self.e.adjoint_zero(t), slot);
+        let d = self.take_adjoint(i);
         match kind {
             Kind::Rule(r) => {
                 let ops = rule_operands(i, r);
@@ -669,9 +678,51 @@ impl<'g> Reverse<'g> {
         }
     }
 
+    /// `v̄` at the current point, cleared, so an earlier loop instance of `v`
+    /// starts from zero.
+    pub(super) fn take_adjoint(&mut self, v: Value) -> Value {
+        let t = ir::type_of(v);
+        if self.is_block_local(v) {
+            return self.local_adj.remove(&v).unwrap_or_else(|| self.e.adjoint_zero(t));
+        }
+        let slot = self.adj_slot(v);
+        let d = self.e.load(t, slot);
+        self.e.store(self.e.adjoint_zero(t), slot);
+        d
+    }
+
+    /// Whether every contribution to `v̄` is made while reversing `v`'s own
+    /// block, after which `v`'s reverse reads it: all its users are in that
+    /// block, none a phi or a terminator (a returned value's seed comes
+    /// from the forward sweep). Its adjoint is then an SSA value, not a
+    /// stack slot: thousands of slots make the post-AD pipeline's promotion
+    /// of them quadratic in the size of a long block.
+    fn is_block_local(&self, v: Value) -> bool {
+        use llvm_sys::LLVMOpcode::LLVMPHI;
+        if !ir::is_instruction(v) || ir::opcode(v) == LLVMPHI {
+            return false;
+        }
+        let b = ir::parent_block(v);
+        ir::users(v).into_iter().all(|u| {
+            ir::is_instruction(u)
+                && ir::parent_block(u) == b
+                && ir::opcode(u) != LLVMPHI
+                && unsafe { llvm_sys::core::LLVMIsATerminatorInst(u).is_null() }
+        })
+    }
+
     /// `v̄ += delta` at the current point.
     pub(super) fn accumulate(&mut self, v: Value, delta: Value) {
         if !carries_adjoint(v) {
+            return;
+        }
+        if self.is_block_local(v) {
+            // The first contribution is the sum: -0.0 + delta is delta, bit for bit.
+            let sum = match self.local_adj.get(&v) {
+                Some(old) => self.e.add(*old, delta),
+                None => delta,
+            };
+            self.local_adj.insert(v, sum);
             return;
         }
         let t = ir::type_of(v);

@@ -120,10 +120,7 @@ impl Reverse<'_> {
             let d = if unsafe { LLVMGetFirstUse(i).is_null() } {
                 self.e.zero(t)
             } else {
-                let slot = self.adj_slot(i);
-                let d = self.e.load(t, slot);
-                self.e.store(self.e.adjoint_zero(t), slot);
-                d
+                self.take_adjoint(i)
             };
             args.push(d);
         }

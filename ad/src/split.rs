@@ -119,10 +119,7 @@ impl<'g> Reverse<'g> {
             let d = if unsafe { LLVMGetFirstUse(i).is_null() } {
                 self.e.zero(t)
             } else {
-                let slot = self.adj_slot(i);
-                let d = self.e.load(t, slot);
-                self.e.store(self.e.adjoint_zero(t), slot);
-                d
+                self.take_adjoint(i)
             };
             let p = layout.field(&self.e, io, k);
             self.e.store(d, p);

@@ -270,19 +270,16 @@ impl<'g> Reverse<'g> {
                 self.e.load(t, slot)
             }
             Some(l) => {
-                let tape = match self.cache.get(&n) {
-                    Some(s) => *s,
-                    None => self.new_tape(n, l),
+                let offset = match self.tape_fields.get(&n) {
+                    Some((_, o)) => *o,
+                    None => self.tape_value(n, l),
                 };
                 let id = self.rev_instance_here(l);
-                unsafe {
-                    let buf = LLVMBuildLoad2(self.e.b, LLVMPointerTypeInContext(self.e.ctx, 0), tape, EMPTY);
-                    let mut idx = [id];
-                    let p = LLVMBuildGEP2(self.e.b, t, buf, idx.as_mut_ptr(), 1, EMPTY);
-                    let x = self.e.load(t, p);
-                    LLVMSetAlignment(x, tape_alignment(self.g.module(), t));
-                    x
-                }
+                let tape = self.loop_tapes[&l];
+                let p = tape.field(self.e.ctx, self.e.b, id, offset);
+                let x = self.e.load(t, p);
+                unsafe { LLVMSetAlignment(x, tape_alignment(self.g.module(), t)) };
+                x
             }
         };
         self.loaded.insert((here, n), x);
@@ -297,13 +294,13 @@ impl<'g> Reverse<'g> {
     /// same bits: the instruction is cloned with its flags.
     pub(super) fn float_recomputable(&self, n: Value) -> bool {
         use llvm_sys::LLVMOpcode::*;
-        if !matches!(ir::opcode(n), LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFNeg) || self.cache.contains_key(&n) {
+        if !matches!(ir::opcode(n), LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFNeg) || self.is_kept(n) {
             return false;
         }
         let mut costly: Vec<Value> = Vec::new();
         for k in 0..ir::operand_count(n) {
             let o = ir::operand(n, k);
-            let free = self.available_as_is(o) || self.cache.contains_key(&o) || recomputable(o);
+            let free = self.available_as_is(o) || self.is_kept(o) || recomputable(o);
             if !free && !costly.contains(&o) {
                 costly.push(o);
             }
@@ -334,41 +331,113 @@ impl<'g> Reverse<'g> {
         v
     }
 
-    /// A tape for forward value `n` of loop `l`: each instance of the loop
-    /// writes `n` at its instance number, growing the buffer as needed.
-    pub(super) fn new_tape(&mut self, n: Value, l: usize) -> Value {
+    /// Whether `n` is already kept for the reverse sweep (in a slot or on a tape).
+    pub(super) fn is_kept(&self, n: Value) -> bool {
+        self.cache.contains_key(&n) || self.tape_fields.contains_key(&n)
+    }
+
+    /// Puts forward value `n` of loop `l` on the loop's tape: a field of the
+    /// record each instance of the loop writes; returns the field's offset.
+    pub(super) fn tape_value(&mut self, n: Value, l: usize) -> u64 {
+        let t = ir::type_of(n);
+        let mut tape = match self.loop_tapes.get(&l) {
+            Some(tape) => *tape,
+            None => self.new_loop_tape(l),
+        };
+        let (size, align) = unsafe {
+            let layout = llvm_sys::target::LLVMGetModuleDataLayout(self.g.module());
+            (llvm_sys::target::LLVMABISizeOfType(layout, t), u64::from(tape_alignment(self.g.module(), t)))
+        };
+        let offset = tape.size.div_ceil(align) * align;
+        tape.size = offset + size;
+        tape.align = tape.align.max(align);
+        self.loop_tapes.insert(l, tape);
+        unsafe {
+            // Written at the end of its block, in the record of this instance.
+            let tmp = LLVMCreateBuilderInContext(self.e.ctx);
+            LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
+            let p = tape.field(self.e.ctx, tmp, self.instance[&l], offset);
+            let s = LLVMBuildStore(tmp, n, p);
+            LLVMSetAlignment(s, tape_alignment(self.g.module(), t));
+            LLVMDisposeBuilder(tmp);
+        }
+        self.tape_fields.insert(n, (l, offset));
+        offset
+    }
+
+    /// The tape of loop `l`: one buffer of records, one per instance of the
+    /// loop, grown once per instance in the header (and sized on entry when
+    /// the trip count is known there). The record's size (the stride) is
+    /// known once the reverse sweep is built: [`Reverse::finish_tapes`].
+    fn new_loop_tape(&mut self, l: usize) -> LoopTape {
         unsafe {
             let ctx = self.e.ctx;
             let ptr_t = LLVMPointerTypeInContext(ctx, 0);
             let i64t = LLVMInt64TypeInContext(ctx);
-            let t = ir::type_of(n);
-            let buf_slot = LLVMBuildAlloca(self.slots, ptr_t, c"tape".as_ptr());
-            LLVMBuildStore(self.slots, LLVMConstNull(ptr_t), buf_slot);
-            let cap_slot = LLVMBuildAlloca(self.slots, i64t, c"tape.cap".as_ptr());
-            LLVMBuildStore(self.slots, LLVMConstInt(i64t, 0, 0), cap_slot);
+            let buf = LLVMBuildAlloca(self.slots, ptr_t, c"tape".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstNull(ptr_t), buf);
+            let cap = LLVMBuildAlloca(self.slots, i64t, c"tape.cap".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstInt(i64t, 0, 0), cap);
+            let stride = LLVMBuildAlloca(self.slots, i64t, c"tape.stride".as_ptr());
+            let tape = LoopTape { buf, stride, size: 0, align: 1 };
             let grow = tape_grow_function(self.g.module());
             if let Some(need) = self.reservation(l) {
                 // Sized once on entry to the loop, so its iterations need not grow it.
                 let pre = LLVMCreateBuilderInContext(ctx);
                 LLVMPositionBuilderBefore(pre, ir::terminator(ir::parent_block(need)));
-                let mut args = [buf_slot, cap_slot, need, LLVMSizeOf(t)];
+                let stride = LLVMBuildLoad2(pre, i64t, tape.stride, EMPTY);
+                let mut args = [buf, cap, need, stride];
                 LLVMBuildCall2(pre, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
                 LLVMDisposeBuilder(pre);
             }
-            let tmp = LLVMCreateBuilderInContext(ctx);
-            LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
+            // In the header, right after the instance is numbered.
             let id = self.instance[&l];
+            let tmp = LLVMCreateBuilderInContext(ctx);
+            LLVMPositionBuilderBefore(tmp, LLVMGetNextInstruction(id));
             let need = LLVMBuildAdd(tmp, id, LLVMConstInt(i64t, 1, 0), EMPTY);
-            let mut args = [buf_slot, cap_slot, need, LLVMSizeOf(t)];
-            let buf = LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
-            let mut idx = [id];
-            let p = LLVMBuildGEP2(tmp, t, buf, idx.as_mut_ptr(), 1, EMPTY);
-            let s = LLVMBuildStore(tmp, n, p);
-            LLVMSetAlignment(s, tape_alignment(self.g.module(), t));
+            let stride = LLVMBuildLoad2(tmp, i64t, tape.stride, EMPTY);
+            let mut args = [buf, cap, need, stride];
+            LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
             LLVMDisposeBuilder(tmp);
-            self.cache.insert(n, buf_slot);
-            self.tapes.push(buf_slot);
-            buf_slot
+            self.loop_tapes.insert(l, tape);
+            self.tapes.push(buf);
+            tape
+        }
+    }
+
+    /// Gives every loop tape its record size, now that its fields are known.
+    pub(super) fn finish_tapes(&mut self) {
+        let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
+        for tape in self.loop_tapes.values() {
+            let stride = tape.size.div_ceil(tape.align).max(1) * tape.align;
+            unsafe { LLVMBuildStore(self.slots, LLVMConstInt(i64t, stride, 0), tape.stride) };
+        }
+    }
+}
+
+/// A loop's tape: slots holding its buffer and record size (its capacity's
+/// slot is only for the growth calls), and the layout of the record so far.
+#[derive(Clone, Copy)]
+pub(super) struct LoopTape {
+    buf: Value,
+    stride: Value,
+    /// Bytes of the record used so far.
+    size: u64,
+    /// The record's alignment (its largest field's, at most 16).
+    align: u64,
+}
+
+impl LoopTape {
+    /// The address of the field at `offset` of record `id`.
+    fn field(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value, offset: u64) -> Value {
+        unsafe {
+            let i64t = LLVMInt64TypeInContext(ctx);
+            let buf = LLVMBuildLoad2(b, LLVMPointerTypeInContext(ctx, 0), self.buf, EMPTY);
+            let stride = LLVMBuildLoad2(b, i64t, self.stride, EMPTY);
+            let start = LLVMBuildMul(b, id, stride, EMPTY);
+            let at = LLVMBuildAdd(b, start, LLVMConstInt(i64t, offset, 0), EMPTY);
+            let mut idx = [at];
+            LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), buf, idx.as_mut_ptr(), 1, EMPTY)
         }
     }
 }
