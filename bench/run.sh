@@ -12,7 +12,8 @@
 #   4. for GMM and BA, checks and times the peers (ADOL-C, JAX on CPU)
 #      against our derivative, number by number;
 #   5. times the enzyme-cc build against clang-22 -O2 -c, and the AD pass on
-#      its own (ENZYME_TIME=1);
+#      its own (ENZYME_TIME=1); then build time against function size
+#      (bench/scaling.sh, 200 to 8000 statements);
 # and writes bench/results/latest.md.
 # `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
 # Environment: BENCH_INSTR=0 skips the instruction counts; BENCH_VENV is the
@@ -194,6 +195,9 @@ if [ $smoke -eq 1 ]; then
   [ $failed -eq 0 ]
   exit
 fi
+# Build time against function size (the gradients are checked there too).
+scaling=$("$here/scaling.sh") || fail "build-time scaling"
+
 {
   echo "# Benchmark results"
   echo
@@ -249,6 +253,8 @@ fi
   echo "| benchmark | enzyme-cc -O2 (compile, link, AD) | AD pass alone | clang-22 -O2 (compile, link) | clang-22 -O2 -c |"
   echo "|---|---|---|---|---|"
   printf '%s\n' "${builds[@]}"
+  echo
+  echo "$scaling"
   echo
   echo "Every derivative was checked before it was timed: ours against central finite differences, forward against"
   echo "reverse, hand-written against ours, the peers against ours number by number (relative 1e-8)."
