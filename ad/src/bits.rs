@@ -14,6 +14,7 @@ use crate::ir::{self, Value};
 
 /// Retypes float bits moved through integers in `f` (see the module doc).
 pub(crate) fn canonicalise(f: Value) {
+    crate::int_pointers::retype(f);
     retype_float_images(f);
     integer_copies_to_memcpy(f);
 }

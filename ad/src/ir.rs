@@ -441,6 +441,19 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
     None
 }
 
+/// A constant address in the first page (`inttoptr (i64 8 to ptr)`), which is
+/// never mapped: a dangling pointer (an empty Rust `Vec`'s) that nothing
+/// dereferences. Like null, it is its own shadow.
+pub(crate) fn is_unmapped_address(v: Value) -> bool {
+    unsafe {
+        if LLVMIsAConstantExpr(v).is_null() || LLVMGetConstOpcode(v) != llvm_sys::LLVMOpcode::LLVMIntToPtr {
+            return false;
+        }
+        let k = LLVMGetOperand(v, 0);
+        !LLVMIsAConstantInt(k).is_null() && LLVMConstIntGetZExtValue(k) < 4096
+    }
+}
+
 /// Calls and invokes: both name a callee as their last operand.
 pub(crate) fn is_call_or_invoke(i: Value) -> bool {
     matches!(opcode(i), llvm_sys::LLVMOpcode::LLVMCall | llvm_sys::LLVMOpcode::LLVMInvoke)

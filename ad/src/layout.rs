@@ -172,13 +172,30 @@ pub(crate) fn fit_to_copy(fields: Vec<(u64, u64, Elem)>, len: Value) -> Option<C
     Some(CopyLayout::Fields(out))
 }
 
-/// Whether `f` loads or stores any pointer.
+/// Whether `f` loads or stores any pointer, other than in stack slots that
+/// are only ever loaded and stored whole (no copy or reallocation can reach
+/// what they hold: a `Vec`'s pointer kept in a slot across a loop).
 pub(crate) fn moves_pointers_through_memory(f: Value) -> bool {
     ir::blocks(f).into_iter().flat_map(ir::instructions).any(|i| match ir::opcode(i) {
-        LLVMOpcode::LLVMLoad => ir::is_pointer(ir::type_of(i)),
-        LLVMOpcode::LLVMStore => ir::is_pointer(ir::type_of(ir::operand(i, 0))),
+        LLVMOpcode::LLVMLoad => ir::is_pointer(ir::type_of(i)) && !is_private_slot(ir::operand(i, 0)),
+        LLVMOpcode::LLVMStore => {
+            ir::is_pointer(ir::type_of(ir::operand(i, 0))) && !is_private_slot(ir::operand(i, 1))
+        }
         _ => false,
     })
+}
+
+/// A stack slot whose address is used only to load and store it (and by
+/// lifetime markers).
+fn is_private_slot(p: Value) -> bool {
+    ir::is_instruction(p)
+        && ir::opcode(p) == LLVMOpcode::LLVMAlloca
+        && ir::users(p).into_iter().all(|u| match ir::opcode(u) {
+            LLVMOpcode::LLVMLoad => true,
+            LLVMOpcode::LLVMStore => ir::operand(u, 1) == p && ir::operand(u, 0) != p,
+            LLVMOpcode::LLVMCall => ir::called_function(u).is_some_and(|c| ir::name(c).starts_with("llvm.lifetime.")),
+            _ => false,
+        })
 }
 
 /// The base a pointer is computed from, through address arithmetic and casts.

@@ -25,6 +25,7 @@ mod debug_info;
 pub mod diag;
 mod emit;
 mod forward;
+mod int_pointers;
 mod gen;
 mod ir;
 mod kind;

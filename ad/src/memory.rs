@@ -54,7 +54,7 @@ pub(crate) struct Memory {
 
 /// Whether a constant pointer is null or undefined (compatible with any status).
 fn is_null_like(v: Value) -> bool {
-    unsafe { !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() }
+    unsafe { !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() || ir::is_unmapped_address(v) }
 }
 
 impl Memory {

@@ -4,6 +4,7 @@
 use enzyme::{autodiff_forward, autodiff_reverse};
 use physics::{simulate, State};
 
+mod collections;
 mod nested;
 mod rules;
 mod widths;
@@ -138,6 +139,7 @@ fn main() {
     let want = 2.0 * 0.8f32 * 0.8f32.cos() - 0.8 * 0.8 * 0.8f32.sin();
     check("f32 reverse", g as f64, want as f64, 1e-5, &mut failures);
 
+    collections::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     nested::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     rules::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     widths::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
