@@ -240,38 +240,11 @@ fn retype(web: &Web, float: ir::Type) {
                     l
                 }
                 LLVMBitCast => ir::operand(*m, 0),
-                LLVMPHI => {
-                    LLVMPositionBuilderBefore(b, *m);
-                    LLVMBuildPhi(b, float, c"".as_ptr())
-                }
-                _ => {
-                    // select: operands filled below.
-                    LLVMPositionBuilderBefore(b, *m);
-                    let undef = LLVMGetUndef(float);
-                    LLVMBuildSelect(b, ir::operand(*m, 0), undef, undef, c"".as_ptr())
-                }
+                _ => ir::empty_mirror(b, *m, float),
             };
             map.insert(*m, nv);
         }
-        let as_float = |x: Value, map: &HashMap<Value, Value>| -> Value {
-            map.get(&x).copied().unwrap_or_else(|| LLVMConstBitCast(x, float))
-        };
-        for m in &web.members {
-            match ir::opcode(*m) {
-                LLVMPHI => {
-                    for (x, blk) in ir::incoming(*m) {
-                        let mut v = as_float(x, &map);
-                        let mut bb = blk;
-                        LLVMAddIncoming(map[m], &mut v, &mut bb, 1);
-                    }
-                }
-                LLVMSelect => {
-                    LLVMSetOperand(map[m], 1, as_float(ir::operand(*m, 1), &map));
-                    LLVMSetOperand(map[m], 2, as_float(ir::operand(*m, 2), &map));
-                }
-                _ => {}
-            }
-        }
+        ir::fill_mirrors(&web.members, &map, |x| map.get(&x).copied().unwrap_or_else(|| LLVMConstBitCast(x, float)));
         for s in &web.stores {
             let v = map[&ir::operand(*s, 0)];
             store_instead(b, *s, v);

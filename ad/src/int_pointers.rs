@@ -117,15 +117,7 @@ fn pointer_version(root: Value, ptr_t: Type, slots: &HashSet<Value>) -> Option<V
                     l
                 }
                 LLVMLoad => continue, // forwarded: resolved below
-                LLVMPHI => {
-                    LLVMPositionBuilderBefore(b, *m);
-                    LLVMBuildPhi(b, ptr_t, c"".as_ptr())
-                }
-                _ => {
-                    LLVMPositionBuilderBefore(b, *m);
-                    let undef = LLVMGetUndef(ptr_t);
-                    LLVMBuildSelect(b, ir::operand(*m, 0), undef, undef, c"".as_ptr())
-                }
+                _ => ir::empty_mirror(b, *m, ptr_t),
             };
             map.insert(*m, nv);
         }
@@ -149,21 +141,7 @@ fn pointer_version(root: Value, ptr_t: Type, slots: &HashSet<Value>) -> Option<V
                 map.insert(*m, p);
             }
         }
-        for m in &web {
-            match ir::opcode(*m) {
-                LLVMPHI => {
-                    for (x, blk) in ir::incoming(*m) {
-                        let (mut v, mut bb) = (leaf(x, &map), blk);
-                        LLVMAddIncoming(map[m], &mut v, &mut bb, 1);
-                    }
-                }
-                LLVMSelect => {
-                    LLVMSetOperand(map[m], 1, leaf(ir::operand(*m, 1), &map));
-                    LLVMSetOperand(map[m], 2, leaf(ir::operand(*m, 2), &map));
-                }
-                _ => {}
-            }
-        }
+        ir::fill_mirrors(&web, &map, |x| leaf(x, &map));
         Some(leaf(root, &map))
     }
 }

@@ -6,6 +6,7 @@
 //! here is a one-liner's worth of `unsafe`; callers must only pass live values
 //! of the module being transformed.
 
+use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 
 use llvm_sys::core::*;
@@ -451,6 +452,43 @@ pub(crate) fn is_unmapped_address(v: Value) -> bool {
         }
         let k = LLVMGetOperand(v, 0);
         !LLVMIsAConstantInt(k).is_null() && LLVMConstIntGetZExtValue(k) < 4096
+    }
+}
+
+/// An empty phi, or a select on the same condition with undefined arms, of
+/// type `t` just before phi or select `m`: its mirror in another type, whose
+/// operands [`fill_mirrors`] sets.
+pub(crate) fn empty_mirror(b: LLVMBuilderRef, m: Value, t: Type) -> Value {
+    unsafe {
+        LLVMPositionBuilderBefore(b, m);
+        if opcode(m) == LLVMOpcode::LLVMPHI {
+            LLVMBuildPhi(b, t, c"".as_ptr())
+        } else {
+            let undef = LLVMGetUndef(t);
+            LLVMBuildSelect(b, operand(m, 0), undef, undef, c"".as_ptr())
+        }
+    }
+}
+
+/// Gives the mirrors (`map`) of the phis and selects among `members` the
+/// mirrored versions (`mirror`) of their operands.
+pub(crate) fn fill_mirrors(members: &[Value], map: &HashMap<Value, Value>, mirror: impl Fn(Value) -> Value) {
+    for m in members {
+        unsafe {
+            match opcode(*m) {
+                LLVMOpcode::LLVMPHI => {
+                    for (x, blk) in incoming(*m) {
+                        let (mut v, mut bb) = (mirror(x), blk);
+                        LLVMAddIncoming(map[m], &mut v, &mut bb, 1);
+                    }
+                }
+                LLVMOpcode::LLVMSelect => {
+                    LLVMSetOperand(map[m], 1, mirror(operand(*m, 1)));
+                    LLVMSetOperand(map[m], 2, mirror(operand(*m, 2)));
+                }
+                _ => {}
+            }
+        }
     }
 }
 
