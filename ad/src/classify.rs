@@ -8,7 +8,7 @@ use llvm_sys::LLVMOpcode;
 use crate::cfg::Cfg;
 use crate::diag::Diagnostic;
 use crate::ir::{self, Type, Value};
-pub(crate) use crate::kind::{contains_float, Allocator, Kind, Reduction};
+pub(crate) use crate::kind::{contains_float, Kind, Reduction};
 use crate::memory;
 use crate::names::display_name;
 use crate::request::Mode;
@@ -130,16 +130,7 @@ pub(crate) fn classify(i: Value) -> Kind {
     }
 }
 
-/// Allocation functions, C and Itanium C++ ABI.
-pub(crate) static ALLOCATORS: &[Allocator] = &[
-    Allocator { name: "malloc", free: "free", zeroed: false, size_arg: 0 },
-    Allocator { name: "calloc", free: "free", zeroed: true, size_arg: 0 },
-    Allocator { name: "_Znwm", free: "_ZdlPv", zeroed: false, size_arg: 0 },
-    Allocator { name: "_Znam", free: "_ZdaPv", zeroed: false, size_arg: 0 },
-];
 
-/// Deallocation functions (the pointer is the first argument).
-const DEALLOCATORS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
 
 /// Library functions that neither produce floats nor write memory that
 /// could hold them: safe to execute as they are, once.
@@ -317,10 +308,10 @@ fn classify_call(call: Value) -> Kind {
         if !touches_float && is_noreturn(call, callee) {
             return Kind::Inactive;
         }
-        if let Some(a) = ALLOCATORS.iter().find(|a| a.name == name) {
+        if let Some(a) = crate::kind::ALLOCATORS.iter().find(|a| a.name == name) {
             return Kind::Alloc(a);
         }
-        if DEALLOCATORS.contains(&name.as_str()) {
+        if crate::kind::DEALLOCATORS.contains(&name.as_str()) {
             return Kind::Free;
         }
         if name == "realloc" {

@@ -139,3 +139,14 @@ impl Elem {
         }
     }
 }
+
+/// Allocation functions, C and Itanium C++ ABI.
+pub(crate) static ALLOCATORS: &[Allocator] = &[
+    Allocator { name: "malloc", free: "free", zeroed: false, size_arg: 0 },
+    Allocator { name: "calloc", free: "free", zeroed: true, size_arg: 0 },
+    Allocator { name: "_Znwm", free: "_ZdlPv", zeroed: false, size_arg: 0 },
+    Allocator { name: "_Znam", free: "_ZdaPv", zeroed: false, size_arg: 0 },
+];
+
+/// Deallocation functions (the pointer is the first argument).
+pub(crate) const DEALLOCATORS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];

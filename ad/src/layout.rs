@@ -142,7 +142,124 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
             _ => {}
         }
     }
-    None
+    fresh_blocks_elem(i).map(CopyLayout::Uniform)
+}
+
+/// A copy between heap blocks the function allocates itself (a growing
+/// `std::vector`'s old and new buffers: `memmove(new, old, n)` inside
+/// libstdc++), whose addresses go nowhere the function cannot see (never
+/// stored, passed only to deallocation and copies among themselves): every
+/// access to them is in the function, and if those agree on one float type
+/// and none moves a pointer, that is what the blocks hold.
+fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
+    let mut blocks = Vec::new();
+    for k in 0..2 {
+        allocations_reached(ir::operand(copy, k), &mut blocks, &mut Vec::new())?;
+    }
+    // Everything derived from the blocks' addresses, and how it is used.
+    let mut derived: Vec<Value> = blocks.clone();
+    let mut seen: Option<Elem> = None;
+    let mut k = 0;
+    while k < derived.len() {
+        let p = derived[k];
+        k += 1;
+        for u in ir::users(p) {
+            let elem = match ir::opcode(u) {
+                LLVMOpcode::LLVMGetElementPtr
+                | LLVMOpcode::LLVMBitCast
+                | LLVMOpcode::LLVMPHI
+                | LLVMOpcode::LLVMSelect => {
+                    if !derived.contains(&u) {
+                        derived.push(u);
+                    }
+                    continue;
+                }
+                LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMPtrToInt => continue,
+                LLVMOpcode::LLVMLoad => ir::type_of(u),
+                LLVMOpcode::LLVMStore if ir::operand(u, 1) == p && ir::operand(u, 0) != p => {
+                    if is_int_constant(ir::operand(u, 0)) {
+                        continue;
+                    }
+                    ir::type_of(ir::operand(u, 0))
+                }
+                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
+                    let name = ir::called_function(u).map(ir::name).unwrap_or_default();
+                    let is_copy = name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove");
+                    if is_copy && ir::operand(u, 0) == p {
+                        // A copy into the blocks comes from the blocks.
+                        let mut from = Vec::new();
+                        allocations_reached(ir::operand(u, 1), &mut from, &mut Vec::new())?;
+                        if !from.iter().all(|b| blocks.contains(b)) {
+                            return None;
+                        }
+                        continue;
+                    }
+                    if is_copy || name.starts_with("llvm.memset") || name.starts_with("llvm.lifetime.") {
+                        continue;
+                    }
+                    if crate::kind::DEALLOCATORS.contains(&name.as_str()) && ir::operand(u, 0) == p {
+                        continue;
+                    }
+                    return None;
+                }
+                _ => return None, // stored as a value, returned, passed on: it escapes
+            };
+            let e = match ir::kind(ir::scalar_of(elem)) {
+                llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
+                llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
+                _ => return None,
+            };
+            match seen {
+                None => seen = Some(e),
+                Some(s) if s == e => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    seen
+}
+
+/// The allocation calls (C and C++ allocators) `p` may point into, through
+/// address arithmetic, phis and selects, nulls aside; `None` if it may point
+/// anywhere else.
+fn allocations_reached(p: Value, out: &mut Vec<Value>, seen: &mut Vec<Value>) -> Option<()> {
+    if seen.contains(&p) {
+        return Some(());
+    }
+    seen.push(p);
+    unsafe {
+        if !LLVMIsAConstantPointerNull(p).is_null() {
+            return Some(());
+        }
+    }
+    if !ir::is_instruction(p) {
+        return None;
+    }
+    match ir::opcode(p) {
+        LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => allocations_reached(ir::operand(p, 0), out, seen),
+        LLVMOpcode::LLVMPHI => {
+            for (v, _) in ir::incoming(p) {
+                allocations_reached(v, out, seen)?;
+            }
+            Some(())
+        }
+        LLVMOpcode::LLVMSelect => {
+            allocations_reached(ir::operand(p, 1), out, seen)?;
+            allocations_reached(ir::operand(p, 2), out, seen)
+        }
+        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
+            let callee = ir::called_function(p)?;
+            let name = ir::name(callee);
+            if ir::is_declaration(callee) && crate::kind::ALLOCATORS.iter().any(|a| a.name == name) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+                return Some(());
+            }
+            None
+        }
+        _ => None,
+    }
 }
 
 /// A stack slot's fields as the layout of a copy starting at the slot: one
