@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 CARGO ?= cargo
 LLVM_PREFIX = /usr/lib/llvm-22
 DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 flang-22 libomp-22-dev libpolly-22-dev libzstd-dev \
-  libclang-rt-22-dev mpich libmpich-dev cmake make valgrind
+  libclang-rt-22-dev mpich libmpich-dev cmake make valgrind libblas-dev
 BENCH_PACKAGES = libadolc-dev python3-venv
 export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
 
@@ -32,7 +32,7 @@ apt-install:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps target/enzyme-rs-plugin.so
+build: deps target/enzyme-rs-plugin.so target/enzyme-rs-blas.bc
 	$(CARGO) build --release --locked -p enzyme-wrappers -p cargo-enzyme
 
 # The clang plugin (Enzyme's attributes, registered functions kept out of
@@ -42,9 +42,15 @@ target/enzyme-rs-plugin.so: wrappers/plugin/enzyme_rs_plugin.cpp | deps
 	$(LLVM_PREFIX)/bin/clang++ -shared -fPIC -O2 -fno-rtti $$($(LLVM_PREFIX)/bin/llvm-config --cxxflags) \
 	  -I/usr/include/llvm-22 $< -o $@
 
+# Derivative rules for BLAS, as bitcode that enzyme-cc links where needed.
+target/enzyme-rs-blas.bc: wrappers/rules/blas.c | deps
+	mkdir -p target
+	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm $< -o $@
+
 install: build
 	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme $(PREFIX)/lib/enzyme-rs
 	install -m 755 target/enzyme-rs-plugin.so $(PREFIX)/lib/enzyme-rs/
+	install -m 644 target/enzyme-rs-blas.bc $(PREFIX)/lib/enzyme-rs/
 	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/enzyme-fortran \
 	  target/release/cargo-enzyme $(PREFIX)/bin/
 	ln -sf enzyme-cxx $(PREFIX)/bin/enzyme-c++

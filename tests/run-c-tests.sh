@@ -21,9 +21,11 @@ one() {
     *.cpp) compiler=$ENZYME_CXX ;;
     *) compiler=$ENZYME_CC ;;
   esac
-  local log
+  local log libs
+  # Libraries a test needs beyond libm: a `// link: -lblas` line.
+  libs=$(sed -n 's|^// link: ||p' "$file")
   # shellcheck disable=SC2086
-  if ! log=$("$compiler" $config -I"$SRC" "$file" -o "$exe" -lm 2>&1); then
+  if ! log=$("$compiler" $config -I"$SRC" "$file" -o "$exe" -lm $libs 2>&1); then
     printf 'FAIL %s [%s]: build failed\n%s\n' "$name" "$config" "$log"
     return 1
   fi

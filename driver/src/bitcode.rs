@@ -183,3 +183,78 @@ pub fn link<'ctx>(into: &Module<'ctx>, other: Module<'ctx>, name: &str) -> Resul
         ))
     })
 }
+
+/// Links, from the rules module at `path` (Enzyme-style registrations, as
+/// `wrappers/rules/blas.c` makes), the registrations of the functions `into`
+/// declares without a body, with the rule functions they name; the others
+/// are dropped before linking. Nothing is linked if none applies.
+pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) -> Result<(), DriverError> {
+    let names = |m: &Module<'ctx>, body: bool| -> HashSet<String> {
+        m.get_functions()
+            .filter(|f| (f.count_basic_blocks() > 0) == body)
+            .map(|f| f.get_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let declared = names(into, false);
+    // Only a program that asks for derivatives gets rules (they call BLAS
+    // routines a program that does not might not link against).
+    if !declared.iter().chain(names(into, true).iter()).any(|n| n.contains("__enzyme_")) {
+        return Ok(());
+    }
+    // The user's own registrations take precedence.
+    let user_rules: HashSet<String> = registrations(into).into_iter().map(|(_, t)| t).collect();
+    let bytes = std::fs::read(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
+    let rules = parse(ctx, &bytes, &path.display().to_string())?;
+    let mut kept = 0;
+    for (g, target) in registrations(&rules) {
+        if declared.contains(&target) && !user_rules.contains(&target) {
+            kept += 1;
+        } else {
+            unsafe { LLVMDeleteGlobal(g) };
+        }
+    }
+    if kept == 0 {
+        return Ok(());
+    }
+    // Rule functions nothing names any more, until none is left.
+    loop {
+        let dead: Vec<LLVMValueRef> = rules
+            .get_functions()
+            .filter(|f| matches!(f.get_linkage(), Linkage::Internal | Linkage::Private) && f.count_basic_blocks() > 0)
+            .map(|f| f.as_value_ref())
+            .filter(|f| unsafe { LLVMGetFirstUse(*f).is_null() })
+            .collect();
+        if dead.is_empty() {
+            break;
+        }
+        for f in dead {
+            unsafe { LLVMDeleteFunction(f) };
+        }
+    }
+    link(into, rules, &path.display().to_string())
+}
+
+/// The `__enzyme_register_*` globals of `m` with the name of the function
+/// each registers a rule for (its first element).
+fn registrations(m: &Module<'_>) -> Vec<(LLVMValueRef, String)> {
+    let mut out = Vec::new();
+    for g in m.get_globals() {
+        if !g.get_name().to_bytes().starts_with(b"__enzyme_register_") {
+            continue;
+        }
+        let target = unsafe {
+            let init = LLVMGetInitializer(g.as_value_ref());
+            let first = if init.is_null() || LLVMGetNumOperands(init) == 0 { None } else { Some(LLVMGetOperand(init, 0)) };
+            match first {
+                Some(f) if !f.is_null() => {
+                    let mut len = 0;
+                    let p = LLVMGetValueName2(f, &mut len);
+                    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+                }
+                _ => String::new(),
+            }
+        };
+        out.push((g.as_value_ref(), target));
+    }
+    out
+}

@@ -93,6 +93,10 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         bitcode::capture_llvm_errors(&ctx);
         progress.phase("merging bitcode");
         let module = merge(&ctx, g.objects, g.members)?;
+        // Derivatives of the BLAS routines the program calls.
+        if let Some(rules) = crate::toolchain::find_blas_rules() {
+            bitcode::link_rules(&ctx, &module, &rules)?;
+        }
         // Fortran code calls its runtime, which clang does not link by itself.
         let fortran = inv.language != crate::Language::Fortran
             && module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));

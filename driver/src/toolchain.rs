@@ -164,19 +164,34 @@ fn find_include_dir() -> Option<PathBuf> {
 /// `ENZYME_PLUGIN`, `<exe>/../lib/enzyme-rs/` (installed layout), or the
 /// cargo target directory (`make build` puts it there).
 fn find_plugin() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("ENZYME_PLUGIN").map(PathBuf::from) {
+    find_installed("ENZYME_PLUGIN", PLUGIN_FILE)
+}
+
+/// The bitcode of our derivative rules for BLAS (`wrappers/rules/blas.c`),
+/// installed beside the plugin; `None` if it is not there.
+pub fn find_blas_rules() -> Option<PathBuf> {
+    find_installed("ENZYME_BLAS_RULES", BLAS_RULES_FILE)
+}
+
+/// The BLAS rules' file name in `<prefix>/lib/enzyme-rs/`.
+pub const BLAS_RULES_FILE: &str = "enzyme-rs-blas.bc";
+
+/// A file `make install` puts in `<prefix>/lib/enzyme-rs/` (or `make build`
+/// in `target/`), or the path in environment variable `var`.
+fn find_installed(var: &str, file: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(var).map(PathBuf::from) {
         return p.is_file().then_some(p);
     }
     if let Ok(exe) = std::env::current_exe() {
         if let Some(prefix) = exe.parent().and_then(Path::parent) {
-            let p = prefix.join("lib/enzyme-rs").join(PLUGIN_FILE);
+            let p = prefix.join("lib/enzyme-rs").join(file);
             if p.is_file() {
                 return Some(p);
             }
         }
         // Running from the cargo target directory: target/release/enzyme-cc.
         if let Some(target) = exe.parent().and_then(Path::parent) {
-            let p = target.join(PLUGIN_FILE);
+            let p = target.join(file);
             if p.is_file() {
                 return Some(p);
             }

@@ -1,0 +1,374 @@
+/*
+ * Derivatives of BLAS routines, written as Enzyme custom rules that call
+ * BLAS again. Built by `make install` into bitcode that enzyme-cc links
+ * into a program calling these routines (only the registrations of the
+ * routines it calls are kept). Both the CBLAS names and the Fortran ones
+ * (`ddot_`, arguments by reference).
+ *
+ * Conventions (README, "Custom derivatives"): a forward rule takes every
+ * float and pointer parameter followed by its tangent or shadow (a null
+ * shadow: that argument carries no derivative); an augmented forward
+ * returns the tape (and the primal result, `{tape, primal}`), and the
+ * reverse rule takes the parameters (pointers with their shadows), the
+ * result's adjoint, the tape, and returns the float parameters' adjoints.
+ * Tapes keep copies of the inputs the reverse pass needs, since the caller
+ * may overwrite them in between.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+/* Kept although nothing in this file uses them; internal, so a program's
+ * own registrations of the same names stay its own. */
+#define REGISTER static __attribute__((used))
+
+enum { RowMajor = 101, ColMajor = 102, NoTrans = 111, Trans = 112, ConjTrans = 113 };
+
+double cblas_ddot(int n, const double *x, int incx, const double *y, int incy);
+void cblas_daxpy(int n, double alpha, const double *x, int incx, double *y, int incy);
+void cblas_dscal(int n, double alpha, double *x, int incx);
+double cblas_dnrm2(int n, const double *x, int incx);
+void cblas_dcopy(int n, const double *x, int incx, double *y, int incy);
+void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double *a, int lda, const double *x,
+                 int incx, double beta, double *y, int incy);
+void cblas_dger(int layout, int m, int n, double alpha, const double *x, int incx, const double *y, int incy,
+                double *a, int lda);
+double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
+void daxpy_(const int *n, const double *alpha, const double *x, const int *incx, double *y, const int *incy);
+void dscal_(const int *n, const double *alpha, double *x, const int *incx);
+double dnrm2_(const int *n, const double *x, const int *incx);
+
+/* A contiguous copy of n strided elements (BLAS order for negative strides). */
+static double *saved(int n, const double *x, int inc) {
+  double *s = malloc((n > 0 ? n : 1) * sizeof(double));
+  if (n > 0)
+    cblas_dcopy(n, x, inc, s, 1);
+  return s;
+}
+
+typedef struct {
+  void *tape;
+  double primal;
+} aug_double;
+
+typedef struct {
+  double value, tangent;
+} dual;
+
+/* ---- ddot: r = x . y ---- */
+static dual ddot_fwd(int n, const double *x, const double *dx, int incx, const double *y, const double *dy, int incy) {
+  dual r = {cblas_ddot(n, x, incx, y, incy), 0};
+  if (dx)
+    r.tangent += cblas_ddot(n, dx, incx, y, incy);
+  if (dy)
+    r.tangent += cblas_ddot(n, x, incx, dy, incy);
+  return r;
+}
+static aug_double ddot_aug(int n, const double *x, double *dx, int incx, const double *y, double *dy, int incy) {
+  double **t = malloc(2 * sizeof(double *));
+  t[0] = dy ? saved(n, x, incx) : NULL; /* x, for y's adjoint */
+  t[1] = dx ? saved(n, y, incy) : NULL; /* y, for x's adjoint */
+  return (aug_double){t, cblas_ddot(n, x, incx, y, incy)};
+}
+static void ddot_rev(int n, const double *x, double *dx, int incx, const double *y, double *dy, int incy, double dr,
+                     void *tape) {
+  double **t = tape;
+  (void)x, (void)y;
+  if (dx)
+    cblas_daxpy(n, dr, t[1], 1, dx, incx);
+  if (dy)
+    cblas_daxpy(n, dr, t[0], 1, dy, incy);
+  free(t[0]);
+  free(t[1]);
+  free(t);
+}
+static dual cblas_ddot_fwd(int n, const double *x, const double *dx, int incx, const double *y, const double *dy,
+                           int incy) {
+  return ddot_fwd(n, x, dx, incx, y, dy, incy);
+}
+static aug_double cblas_ddot_aug(int n, const double *x, double *dx, int incx, const double *y, double *dy, int incy) {
+  return ddot_aug(n, x, dx, incx, y, dy, incy);
+}
+static void cblas_ddot_rev(int n, const double *x, double *dx, int incx, const double *y, double *dy, int incy,
+                           double dr, void *tape) {
+  ddot_rev(n, x, dx, incx, y, dy, incy, dr, tape);
+}
+REGISTER void *__enzyme_register_derivative_cblas_ddot[2] = {(void *)cblas_ddot, (void *)cblas_ddot_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_ddot[3] = {(void *)cblas_ddot, (void *)cblas_ddot_aug,
+                                                  (void *)cblas_ddot_rev};
+
+static dual f_ddot_fwd(const int *n, const int *dn, const double *x, const double *dx, const int *incx,
+                       const int *dincx, const double *y, const double *dy, const int *incy, const int *dincy) {
+  (void)dn, (void)dincx, (void)dincy;
+  return ddot_fwd(*n, x, dx, *incx, y, dy, *incy);
+}
+static aug_double f_ddot_aug(const int *n, const int *dn, const double *x, double *dx, const int *incx,
+                             const int *dincx, const double *y, double *dy, const int *incy, const int *dincy) {
+  (void)dn, (void)dincx, (void)dincy;
+  return ddot_aug(*n, x, dx, *incx, y, dy, *incy);
+}
+static void f_ddot_rev(const int *n, const int *dn, const double *x, double *dx, const int *incx, const int *dincx,
+                       const double *y, double *dy, const int *incy, const int *dincy, double dr, void *tape) {
+  (void)dn, (void)dincx, (void)dincy;
+  ddot_rev(*n, x, dx, *incx, y, dy, *incy, dr, tape);
+}
+REGISTER void *__enzyme_register_derivative_ddot_[2] = {(void *)ddot_, (void *)f_ddot_fwd};
+REGISTER void *__enzyme_register_gradient_ddot_[3] = {(void *)ddot_, (void *)f_ddot_aug, (void *)f_ddot_rev};
+
+/* ---- daxpy: y += alpha x ---- */
+static void daxpy_tangent(int n, double alpha, double dalpha, const double *x, const double *dx, int incx, double *y,
+                          double *dy, int incy) {
+  if (dy) {
+    if (dx)
+      cblas_daxpy(n, alpha, dx, incx, dy, incy);
+    if (dalpha != 0)
+      cblas_daxpy(n, dalpha, x, incx, dy, incy);
+  }
+  cblas_daxpy(n, alpha, x, incx, y, incy);
+}
+/* The adjoint of alpha; x's adjoint gains alpha times y's (which stays). */
+static double daxpy_adjoint(int n, double alpha, double *dx, int incx, double *dy, int incy, void *tape) {
+  double da = 0;
+  if (dy) {
+    da = cblas_ddot(n, tape, 1, dy, incy);
+    if (dx)
+      cblas_daxpy(n, alpha, dy, incy, dx, incx);
+  }
+  free(tape);
+  return da;
+}
+static void cblas_daxpy_fwd(int n, double alpha, double dalpha, const double *x, const double *dx, int incx,
+                            double *y, double *dy, int incy) {
+  daxpy_tangent(n, alpha, dalpha, x, dx, incx, y, dy, incy);
+}
+static void *cblas_daxpy_aug(int n, double alpha, const double *x, double *dx, int incx, double *y, double *dy,
+                             int incy) {
+  (void)dx, (void)dy;
+  double *t = saved(n, x, incx);
+  cblas_daxpy(n, alpha, x, incx, y, incy);
+  return t;
+}
+static double cblas_daxpy_rev(int n, double alpha, const double *x, double *dx, int incx, double *y, double *dy,
+                              int incy, void *tape) {
+  (void)x, (void)y;
+  return daxpy_adjoint(n, alpha, dx, incx, dy, incy, tape);
+}
+REGISTER void *__enzyme_register_derivative_cblas_daxpy[2] = {(void *)cblas_daxpy, (void *)cblas_daxpy_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_daxpy[3] = {(void *)cblas_daxpy, (void *)cblas_daxpy_aug,
+                                                   (void *)cblas_daxpy_rev};
+
+static void f_daxpy_fwd(const int *n, const int *dn, const double *alpha, const double *dalpha, const double *x,
+                        const double *dx, const int *incx, const int *dincx, double *y, double *dy, const int *incy,
+                        const int *dincy) {
+  (void)dn, (void)dincx, (void)dincy;
+  daxpy_tangent(*n, *alpha, dalpha ? *dalpha : 0, x, dx, *incx, y, dy, *incy);
+}
+static void *f_daxpy_aug(const int *n, const int *dn, const double *alpha, double *dalpha, const double *x, double *dx,
+                         const int *incx, const int *dincx, double *y, double *dy, const int *incy, const int *dincy) {
+  (void)dn, (void)dalpha, (void)dx, (void)dincx, (void)dy, (void)dincy;
+  double *t = saved(*n, x, *incx);
+  cblas_daxpy(*n, *alpha, x, *incx, y, *incy);
+  return t;
+}
+static void f_daxpy_rev(const int *n, const int *dn, const double *alpha, double *dalpha, const double *x, double *dx,
+                        const int *incx, const int *dincx, double *y, double *dy, const int *incy, const int *dincy,
+                        void *tape) {
+  (void)dn, (void)x, (void)dincx, (void)y, (void)dincy;
+  double da = daxpy_adjoint(*n, *alpha, dx, *incx, dy, *incy, tape);
+  if (dalpha)
+    *dalpha += da;
+}
+REGISTER void *__enzyme_register_derivative_daxpy_[2] = {(void *)daxpy_, (void *)f_daxpy_fwd};
+REGISTER void *__enzyme_register_gradient_daxpy_[3] = {(void *)daxpy_, (void *)f_daxpy_aug, (void *)f_daxpy_rev};
+
+/* ---- dscal: x *= alpha ---- */
+static void dscal_tangent(int n, double alpha, double dalpha, double *x, double *dx, int incx) {
+  if (dx) {
+    cblas_dscal(n, alpha, dx, incx);
+    if (dalpha != 0)
+      cblas_daxpy(n, dalpha, x, incx, dx, incx);
+  }
+  cblas_dscal(n, alpha, x, incx);
+}
+static double dscal_adjoint(int n, double alpha, double *dx, int incx, void *tape) {
+  double da = 0;
+  if (dx) {
+    da = cblas_ddot(n, tape, 1, dx, incx);
+    cblas_dscal(n, alpha, dx, incx);
+  }
+  free(tape);
+  return da;
+}
+static void cblas_dscal_fwd(int n, double alpha, double dalpha, double *x, double *dx, int incx) {
+  dscal_tangent(n, alpha, dalpha, x, dx, incx);
+}
+static void *cblas_dscal_aug(int n, double alpha, double *x, double *dx, int incx) {
+  (void)dx;
+  double *t = saved(n, x, incx);
+  cblas_dscal(n, alpha, x, incx);
+  return t;
+}
+static double cblas_dscal_rev(int n, double alpha, double *x, double *dx, int incx, void *tape) {
+  (void)x;
+  return dscal_adjoint(n, alpha, dx, incx, tape);
+}
+REGISTER void *__enzyme_register_derivative_cblas_dscal[2] = {(void *)cblas_dscal, (void *)cblas_dscal_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_dscal[3] = {(void *)cblas_dscal, (void *)cblas_dscal_aug,
+                                                   (void *)cblas_dscal_rev};
+
+static void f_dscal_fwd(const int *n, const int *dn, const double *alpha, const double *dalpha, double *x, double *dx,
+                        const int *incx, const int *dincx) {
+  (void)dn, (void)dincx;
+  dscal_tangent(*n, *alpha, dalpha ? *dalpha : 0, x, dx, *incx);
+}
+static void *f_dscal_aug(const int *n, const int *dn, const double *alpha, double *dalpha, double *x, double *dx,
+                         const int *incx, const int *dincx) {
+  (void)dn, (void)dalpha, (void)dx, (void)dincx;
+  double *t = saved(*n, x, *incx);
+  cblas_dscal(*n, *alpha, x, *incx);
+  return t;
+}
+static void f_dscal_rev(const int *n, const int *dn, const double *alpha, double *dalpha, double *x, double *dx,
+                        const int *incx, const int *dincx, void *tape) {
+  (void)dn, (void)x, (void)dincx;
+  double da = dscal_adjoint(*n, *alpha, dx, *incx, tape);
+  if (dalpha)
+    *dalpha += da;
+}
+REGISTER void *__enzyme_register_derivative_dscal_[2] = {(void *)dscal_, (void *)f_dscal_fwd};
+REGISTER void *__enzyme_register_gradient_dscal_[3] = {(void *)dscal_, (void *)f_dscal_aug, (void *)f_dscal_rev};
+
+/* ---- dnrm2: r = |x| (the derivative at x = 0 taken as 0) ---- */
+static dual dnrm2_fwd(int n, const double *x, const double *dx, int incx) {
+  dual r = {cblas_dnrm2(n, x, incx), 0};
+  if (dx && r.value != 0)
+    r.tangent = cblas_ddot(n, x, incx, dx, incx) / r.value;
+  return r;
+}
+static aug_double dnrm2_aug(int n, const double *x, double *dx, int incx) {
+  return (aug_double){dx ? saved(n, x, incx) : NULL, cblas_dnrm2(n, x, incx)};
+}
+static void dnrm2_rev(int n, double *dx, int incx, double dr, void *tape) {
+  if (dx) {
+    double r = cblas_dnrm2(n, tape, 1);
+    if (r != 0)
+      cblas_daxpy(n, dr / r, tape, 1, dx, incx);
+  }
+  free(tape);
+}
+static dual cblas_dnrm2_fwd(int n, const double *x, const double *dx, int incx) { return dnrm2_fwd(n, x, dx, incx); }
+static aug_double cblas_dnrm2_aug(int n, const double *x, double *dx, int incx) { return dnrm2_aug(n, x, dx, incx); }
+static void cblas_dnrm2_rev(int n, const double *x, double *dx, int incx, double dr, void *tape) {
+  (void)x;
+  dnrm2_rev(n, dx, incx, dr, tape);
+}
+REGISTER void *__enzyme_register_derivative_cblas_dnrm2[2] = {(void *)cblas_dnrm2, (void *)cblas_dnrm2_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_dnrm2[3] = {(void *)cblas_dnrm2, (void *)cblas_dnrm2_aug,
+                                                   (void *)cblas_dnrm2_rev};
+
+static dual f_dnrm2_fwd(const int *n, const int *dn, const double *x, const double *dx, const int *incx,
+                        const int *dincx) {
+  (void)dn, (void)dincx;
+  return dnrm2_fwd(*n, x, dx, *incx);
+}
+static aug_double f_dnrm2_aug(const int *n, const int *dn, const double *x, double *dx, const int *incx,
+                              const int *dincx) {
+  (void)dn, (void)dincx;
+  return dnrm2_aug(*n, x, dx, *incx);
+}
+static void f_dnrm2_rev(const int *n, const int *dn, const double *x, double *dx, const int *incx, const int *dincx,
+                        double dr, void *tape) {
+  (void)dn, (void)x, (void)dincx;
+  dnrm2_rev(*n, dx, *incx, dr, tape);
+}
+REGISTER void *__enzyme_register_derivative_dnrm2_[2] = {(void *)dnrm2_, (void *)f_dnrm2_fwd};
+REGISTER void *__enzyme_register_gradient_dnrm2_[3] = {(void *)dnrm2_, (void *)f_dnrm2_aug, (void *)f_dnrm2_rev};
+
+/* ---- dgemv: y = alpha op(A) x + beta y ---- */
+typedef struct {
+  double alpha, beta;
+} dgemv_adjoints;
+
+/* op(A) is rows x cols; A is m x n as stored. */
+static void dgemv_dims(int trans, int m, int n, int *rows, int *cols) {
+  *rows = trans == NoTrans ? m : n;
+  *cols = trans == NoTrans ? n : m;
+}
+
+/* A packed copy of the m x n matrix A (leading dimension m or n). */
+static double *saved_matrix(int layout, int m, int n, const double *a, int lda) {
+  double *s = malloc((m * n > 0 ? m * n : 1) * sizeof(double));
+  int lines = layout == RowMajor ? m : n, len = layout == RowMajor ? n : m;
+  for (int k = 0; k < lines; k++)
+    memcpy(s + (size_t)k * len, a + (size_t)k * lda, len * sizeof(double));
+  return s;
+}
+
+static void cblas_dgemv_fwd(int layout, int trans, int m, int n, double alpha, double dalpha, const double *a,
+                            const double *da, int lda, const double *x, const double *dx, int incx, double beta,
+                            double dbeta, double *y, double *dy, int incy) {
+  int rows, cols;
+  dgemv_dims(trans, m, n, &rows, &cols);
+  if (dy) {
+    /* dy = beta dy + dbeta y + alpha op(A) dx + alpha op(dA) x + dalpha op(A) x, from the old y. */
+    cblas_dscal(rows, beta, dy, incy);
+    if (dbeta != 0)
+      cblas_daxpy(rows, dbeta, y, incy, dy, incy);
+    if (dx)
+      cblas_dgemv(layout, trans, m, n, alpha, a, lda, dx, incx, 1.0, dy, incy);
+    if (da)
+      cblas_dgemv(layout, trans, m, n, alpha, da, lda, x, incx, 1.0, dy, incy);
+    if (dalpha != 0)
+      cblas_dgemv(layout, trans, m, n, dalpha, a, lda, x, incx, 1.0, dy, incy);
+  }
+  cblas_dgemv(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+/* The tape: A packed, x, and the old y. */
+static void *cblas_dgemv_aug(int layout, int trans, int m, int n, double alpha, const double *a, double *da, int lda,
+                             const double *x, double *dx, int incx, double beta, double *y, double *dy, int incy) {
+  (void)da, (void)dx, (void)dy;
+  int rows, cols;
+  dgemv_dims(trans, m, n, &rows, &cols);
+  void **t = malloc(3 * sizeof(void *));
+  t[0] = saved_matrix(layout, m, n, a, lda);
+  t[1] = saved(cols, x, incx);
+  t[2] = saved(rows, y, incy);
+  cblas_dgemv(layout, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+  return t;
+}
+
+static dgemv_adjoints cblas_dgemv_rev(int layout, int trans, int m, int n, double alpha, const double *a, double *da,
+                                      int lda, const double *x, double *dx, int incx, double beta, double *y,
+                                      double *dy, int incy, void *tape) {
+  (void)a, (void)x, (void)y;
+  void **t = tape;
+  double *sa = t[0], *sx = t[1], *sy = t[2];
+  int ld = layout == RowMajor ? n : m;
+  int rows, cols;
+  dgemv_dims(trans, m, n, &rows, &cols);
+  dgemv_adjoints r = {0, 0};
+  if (dy) {
+    double *ax = malloc((rows > 0 ? rows : 1) * sizeof(double));
+    cblas_dgemv(layout, trans, m, n, 1.0, sa, ld, sx, 1, 0.0, ax, 1);
+    r.alpha = cblas_ddot(rows, dy, incy, ax, 1);
+    r.beta = cblas_ddot(rows, dy, incy, sy, 1);
+    free(ax);
+    if (dx)
+      cblas_dgemv(layout, trans == NoTrans ? Trans : NoTrans, m, n, alpha, sa, ld, dy, incy, 1.0, dx, incx);
+    if (da) {
+      if (trans == NoTrans)
+        cblas_dger(layout, m, n, alpha, dy, incy, sx, 1, da, lda);
+      else
+        cblas_dger(layout, m, n, alpha, sx, 1, dy, incy, da, lda);
+    }
+    cblas_dscal(rows, beta, dy, incy);
+  }
+  free(sa);
+  free(sx);
+  free(sy);
+  free(t);
+  return r;
+}
+REGISTER void *__enzyme_register_derivative_cblas_dgemv[2] = {(void *)cblas_dgemv, (void *)cblas_dgemv_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_dgemv[3] = {(void *)cblas_dgemv, (void *)cblas_dgemv_aug,
+                                                   (void *)cblas_dgemv_rev};
