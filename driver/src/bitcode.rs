@@ -205,15 +205,26 @@ pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) ->
     let user_rules: HashSet<String> = registrations(into).into_iter().map(|(_, t)| t).collect();
     let bytes = std::fs::read(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
     let rules = parse(ctx, &bytes, &path.display().to_string())?;
-    let mut kept = 0;
+    // `llvm.used` only kept the registrations through clang's optimisation;
+    // without it they have no uses and can be deleted safely.
+    for used in ["llvm.used", "llvm.compiler.used"] {
+        if let Some(g) = rules.get_global(used) {
+            unsafe { LLVMDeleteGlobal(g.as_value_ref()) };
+        }
+    }
+    let mut kept = Vec::new();
     for (g, target) in registrations(&rules) {
         if declared.contains(&target) && !user_rules.contains(&target) {
-            kept += 1;
-        } else {
+            // External, as a user's registration is: the linker takes internal
+            // globals only where something uses them, and the optimiser would
+            // drop them (and the rules) before the engine reads them.
+            unsafe { LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMExternalLinkage) };
+            kept.push(g);
+        } else if unsafe { LLVMGetFirstUse(g).is_null() } {
             unsafe { LLVMDeleteGlobal(g) };
         }
     }
-    if kept == 0 {
+    if kept.is_empty() {
         return Ok(());
     }
     // Rule functions nothing names any more, until none is left.

@@ -32,6 +32,8 @@ void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double
                  int incx, double beta, double *y, int incy);
 void cblas_dger(int layout, int m, int n, double alpha, const double *x, int incx, const double *y, int incy,
                 double *a, int lda);
+void cblas_dgemm(int layout, int transa, int transb, int m, int n, int k, double alpha, const double *a, int lda,
+                 const double *b, int ldb, double beta, double *c, int ldc);
 double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
 void daxpy_(const int *n, const double *alpha, const double *x, const int *incx, double *y, const int *incy);
 void dscal_(const int *n, const double *alpha, double *x, const int *incx);
@@ -372,3 +374,106 @@ static dgemv_adjoints cblas_dgemv_rev(int layout, int trans, int m, int n, doubl
 REGISTER void *__enzyme_register_derivative_cblas_dgemv[2] = {(void *)cblas_dgemv, (void *)cblas_dgemv_fwd};
 REGISTER void *__enzyme_register_gradient_cblas_dgemv[3] = {(void *)cblas_dgemv, (void *)cblas_dgemv_aug,
                                                    (void *)cblas_dgemv_rev};
+
+/* ---- dgemm: C = alpha op(A) op(B) + beta C ---- */
+typedef dgemv_adjoints dgemm_adjoints;
+
+/* The lines (rows or columns, as stored) of an m x n matrix. */
+static int lines_of(int layout, int m, int n) { return layout == RowMajor ? m : n; }
+static int line_len(int layout, int m, int n) { return layout == RowMajor ? n : m; }
+
+static void matrix_scale(int layout, int m, int n, double alpha, double *a, int lda) {
+  for (int k = 0; k < lines_of(layout, m, n); k++)
+    cblas_dscal(line_len(layout, m, n), alpha, a + (size_t)k * lda, 1);
+}
+static void matrix_axpy(int layout, int m, int n, double alpha, const double *x, int ldx, double *y, int ldy) {
+  for (int k = 0; k < lines_of(layout, m, n); k++)
+    cblas_daxpy(line_len(layout, m, n), alpha, x + (size_t)k * ldx, 1, y + (size_t)k * ldy, 1);
+}
+static double matrix_dot(int layout, int m, int n, const double *x, int ldx, const double *y, int ldy) {
+  double s = 0;
+  for (int k = 0; k < lines_of(layout, m, n); k++)
+    s += cblas_ddot(line_len(layout, m, n), x + (size_t)k * ldx, 1, y + (size_t)k * ldy, 1);
+  return s;
+}
+
+/* Stored shapes: A is ra x ca, B is rb x cb. */
+static void dgemm_shapes(int ta, int tb, int m, int n, int k, int *ra, int *ca, int *rb, int *cb) {
+  *ra = ta == NoTrans ? m : k;
+  *ca = ta == NoTrans ? k : m;
+  *rb = tb == NoTrans ? k : n;
+  *cb = tb == NoTrans ? n : k;
+}
+
+static void cblas_dgemm_fwd(int layout, int ta, int tb, int m, int n, int k, double alpha, double dalpha,
+                            const double *a, const double *da, int lda, const double *b, const double *db, int ldb,
+                            double beta, double dbeta, double *c, double *dc, int ldc) {
+  if (dc) {
+    matrix_scale(layout, m, n, beta, dc, ldc);
+    if (dbeta != 0)
+      matrix_axpy(layout, m, n, dbeta, c, ldc, dc, ldc);
+    if (da)
+      cblas_dgemm(layout, ta, tb, m, n, k, alpha, da, lda, b, ldb, 1.0, dc, ldc);
+    if (db)
+      cblas_dgemm(layout, ta, tb, m, n, k, alpha, a, lda, db, ldb, 1.0, dc, ldc);
+    if (dalpha != 0)
+      cblas_dgemm(layout, ta, tb, m, n, k, dalpha, a, lda, b, ldb, 1.0, dc, ldc);
+  }
+  cblas_dgemm(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* The tape: A and B packed, and the old C. */
+static void *cblas_dgemm_aug(int layout, int ta, int tb, int m, int n, int k, double alpha, const double *a, double *da,
+                             int lda, const double *b, double *db, int ldb, double beta, double *c, double *dc,
+                             int ldc) {
+  (void)da, (void)db, (void)dc;
+  int ra, ca, rb, cb;
+  dgemm_shapes(ta, tb, m, n, k, &ra, &ca, &rb, &cb);
+  void **t = malloc(3 * sizeof(void *));
+  t[0] = saved_matrix(layout, ra, ca, a, lda);
+  t[1] = saved_matrix(layout, rb, cb, b, ldb);
+  t[2] = saved_matrix(layout, m, n, c, ldc);
+  cblas_dgemm(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return t;
+}
+
+static dgemm_adjoints cblas_dgemm_rev(int layout, int ta, int tb, int m, int n, int k, double alpha, const double *a,
+                                      double *da, int lda, const double *b, double *db, int ldb, double beta, double *c,
+                                      double *dc, int ldc, void *tape) {
+  (void)a, (void)b, (void)c;
+  void **t = tape;
+  double *sa = t[0], *sb = t[1], *sc = t[2];
+  int ra, ca, rb, cb;
+  dgemm_shapes(ta, tb, m, n, k, &ra, &ca, &rb, &cb);
+  int ldsa = line_len(layout, ra, ca), ldsb = line_len(layout, rb, cb), ldsc = line_len(layout, m, n);
+  int not_ta = ta == NoTrans ? Trans : NoTrans, not_tb = tb == NoTrans ? Trans : NoTrans;
+  dgemm_adjoints r = {0, 0};
+  if (dc) {
+    double *p = malloc((m * n > 0 ? m * n : 1) * sizeof(double));
+    cblas_dgemm(layout, ta, tb, m, n, k, 1.0, sa, ldsa, sb, ldsb, 0.0, p, ldsc);
+    r.alpha = matrix_dot(layout, m, n, dc, ldc, p, ldsc);
+    r.beta = matrix_dot(layout, m, n, dc, ldc, sc, ldsc);
+    free(p);
+    if (da) {
+      if (ta == NoTrans) /* dA += alpha G op(B)^T */
+        cblas_dgemm(layout, NoTrans, not_tb, m, k, n, alpha, dc, ldc, sb, ldsb, 1.0, da, lda);
+      else /* dA += alpha op(B) G^T */
+        cblas_dgemm(layout, tb == NoTrans ? NoTrans : Trans, Trans, k, m, n, alpha, sb, ldsb, dc, ldc, 1.0, da, lda);
+    }
+    if (db) {
+      if (tb == NoTrans) /* dB += alpha op(A)^T G */
+        cblas_dgemm(layout, not_ta, NoTrans, k, n, m, alpha, sa, ldsa, dc, ldc, 1.0, db, ldb);
+      else /* dB += alpha G^T op(A) */
+        cblas_dgemm(layout, Trans, ta == NoTrans ? NoTrans : Trans, n, k, m, alpha, dc, ldc, sa, ldsa, 1.0, db, ldb);
+    }
+    matrix_scale(layout, m, n, beta, dc, ldc);
+  }
+  free(sa);
+  free(sb);
+  free(sc);
+  free(t);
+  return r;
+}
+REGISTER void *__enzyme_register_derivative_cblas_dgemm[2] = {(void *)cblas_dgemm, (void *)cblas_dgemm_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_dgemm[3] = {(void *)cblas_dgemm, (void *)cblas_dgemm_aug,
+                                                            (void *)cblas_dgemm_rev};
