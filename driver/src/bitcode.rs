@@ -213,8 +213,16 @@ pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) ->
         }
     }
     let mut kept = Vec::new();
+    // The program's declaration must be the one the rules were written for
+    // (an ILP64 BLAS takes 64-bit integers: rules for 32-bit ones would be wrong).
+    let same_type = |name: &str| -> bool {
+        match (into.get_function(name), rules.get_function(name)) {
+            (Some(a), Some(b)) => a.get_type() == b.get_type(),
+            _ => false,
+        }
+    };
     for (g, target) in registrations(&rules) {
-        if declared.contains(&target) && !user_rules.contains(&target) {
+        if declared.contains(&target) && !user_rules.contains(&target) && same_type(&target) {
             // External, as a user's registration is: the linker takes internal
             // globals only where something uses them, and the optimiser would
             // drop them (and the rules) before the engine reads them.
