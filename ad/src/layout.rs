@@ -407,6 +407,14 @@ pub(crate) fn all_zero_indices(gep: Value) -> bool {
 }
 
 /// Scalar fields of a type with their byte offsets.
+/// A struct type clang made for a C or C++ union (`%union.U`).
+fn is_union(t: ir::Type) -> bool {
+    unsafe {
+        let name = LLVMGetStructName(t);
+        !name.is_null() && std::ffi::CStr::from_ptr(name).to_bytes().starts_with(b"union.")
+    }
+}
+
 pub(crate) fn flatten(
     t: ir::Type,
     base: u64,
@@ -434,6 +442,9 @@ pub(crate) fn flatten(
                     }
                 }
             }
+            // A union's type is one of its members (clang picks the largest):
+            // it says nothing about which member the bytes hold.
+            LLVMStructTypeKind if is_union(t) => return false,
             LLVMStructTypeKind => {
                 for k in 0..LLVMCountStructElementTypes(t) {
                     let off = LLVMOffsetOfElement(td, t, k);
