@@ -94,6 +94,11 @@ check "-g: DWARF 4 unless asked, so valgrind reads a program of several units" b
   $CC -O2 -gdwarf-5 -c $here/driver/lines.c -o lines5.o && llvm-dis-22 lines5.o -o - | grep -q '\"Dwarf Version\", i32 5' &&
   $CC -O2 -g lines.o lib.c -o app_dwarf -lm && ./app_dwarf &&
   { ! command -v valgrind >/dev/null || valgrind -q --error-exitcode=99 ./app_dwarf; }"
+check "the engine reads no freed memory (a marker passed three times, under valgrind)" bash -c "
+  if command -v valgrind >/dev/null; then
+    valgrind -q --error-exitcode=99 $CC -O2 $here/driver/marker_twice.c -o app_markers -lm 2>valgrind.txt || { cat valgrind.txt; exit 1; }
+    ! grep -q 'Invalid' valgrind.txt
+  else $CC -O2 $here/driver/marker_twice.c -o app_markers -lm; fi && ./app_markers"
 check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'enzyme-rs' && $CC --version | grep -q 'LLVM 22'"
 check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
 check "-fenzyme-print-activity describes the analysis (and is not passed to clang)" bash -c "$CC -O2 -fenzyme-print-activity main.c lib.c -o app8 -lm 2>&1 | grep -q 'activity of .energy.' && ./app8"
