@@ -104,7 +104,8 @@ impl Shadows {
     /// The shadow of a pointer operand: null stays null.
     pub(crate) fn of(&self, v: Value) -> Value {
         unsafe {
-            if !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() || ir::is_unmapped_address(v) {
+            if !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() || ir::is_unmapped_address(v)
+            {
                 return v;
             }
             if let Some(s) = self.sh.get(&v) {

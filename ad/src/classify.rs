@@ -130,8 +130,6 @@ pub(crate) fn classify(i: Value) -> Kind {
     }
 }
 
-
-
 /// Library functions that neither produce floats nor write memory that
 /// could hold them: safe to execute as they are, once.
 const INACTIVE_LIBRARY: &[&str] = &[

@@ -64,7 +64,15 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic with only a message.
     pub fn new(message: impl Into<String>) -> Self {
-        Diagnostic { message: message.into(), function: None, location: None, ir: None, notes: Vec::new(), help: None, missing_body: None }
+        Diagnostic {
+            message: message.into(),
+            function: None,
+            location: None,
+            ir: None,
+            notes: Vec::new(),
+            help: None,
+            missing_body: None,
+        }
     }
 
     /// Adds a help line.

@@ -87,7 +87,9 @@ fn pointer_slots(instructions: &[Value], ptr_t: Type) -> HashSet<Value> {
             .copied()
             .filter(|s| {
                 ir::users(*s).into_iter().any(|u| {
-                    ir::opcode(u) == LLVMStore && ir::operand(u, 1) == *s && pointer_web(ir::operand(u, 0), ptr_t, &slots).is_none()
+                    ir::opcode(u) == LLVMStore
+                        && ir::operand(u, 1) == *s
+                        && pointer_web(ir::operand(u, 0), ptr_t, &slots).is_none()
                 })
             })
             .collect();

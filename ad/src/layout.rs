@@ -295,9 +295,7 @@ pub(crate) fn fit_to_copy(fields: Vec<(u64, u64, Elem)>, len: Value) -> Option<C
 pub(crate) fn moves_pointers_through_memory(f: Value) -> bool {
     ir::blocks(f).into_iter().flat_map(ir::instructions).any(|i| match ir::opcode(i) {
         LLVMOpcode::LLVMLoad => ir::is_pointer(ir::type_of(i)) && !is_private_slot(ir::operand(i, 0)),
-        LLVMOpcode::LLVMStore => {
-            ir::is_pointer(ir::type_of(ir::operand(i, 0))) && !is_private_slot(ir::operand(i, 1))
-        }
+        LLVMOpcode::LLVMStore => ir::is_pointer(ir::type_of(ir::operand(i, 0))) && !is_private_slot(ir::operand(i, 1)),
         _ => false,
     })
 }

@@ -325,9 +325,7 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
             call,
             format!("`{fname}` has no body in the merged module, so it cannot be differentiated"),
         )
-        .with_help(format!(
-            "compile the source file that defines `{fname}` with enzyme-cc so its bitcode is linked in"
-        ))
+        .with_help(format!("compile the source file that defines `{fname}` with enzyme-cc so its bitcode is linked in"))
         .with_missing_body(ir::name(function)));
     }
     let mut marker_loads = Vec::new();

@@ -117,11 +117,7 @@ impl Reverse<'_> {
         }
         let t = ir::type_of(i);
         if ir::is_float(t) {
-            let d = if unsafe { LLVMGetFirstUse(i).is_null() } {
-                self.e.zero(t)
-            } else {
-                self.take_adjoint(i)
-            };
+            let d = if unsafe { LLVMGetFirstUse(i).is_null() } { self.e.zero(t) } else { self.take_adjoint(i) };
             args.push(d);
         }
         if let Some(tp) = tape {

@@ -116,11 +116,7 @@ impl<'g> Reverse<'g> {
         let h = self.fetch(h);
         if let Some(k) = layout.seed {
             let t = ir::type_of(i);
-            let d = if unsafe { LLVMGetFirstUse(i).is_null() } {
-                self.e.zero(t)
-            } else {
-                self.take_adjoint(i)
-            };
+            let d = if unsafe { LLVMGetFirstUse(i).is_null() } { self.e.zero(t) } else { self.take_adjoint(i) };
             let p = layout.field(&self.e, io, k);
             self.e.store(d, p);
         }

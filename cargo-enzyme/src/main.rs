@@ -153,9 +153,9 @@ fn check_package_name(name: &str) -> Result<(), String> {
     const KEYWORDS: &[&str] = &[
         "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do",
         "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop",
-        "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static",
-        "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where",
-        "while", "yield",
+        "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct",
+        "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while",
+        "yield",
     ];
     const BUILT_IN: &[&str] = &["alloc", "core", "proc_macro", "proc-macro", "std", "test"];
     let hint = "choose another directory name (cargo's rules: letters, digits, `-` and `_`, not starting with a digit)";

@@ -263,7 +263,8 @@ fn registrations(m: &Module<'_>) -> Vec<(LLVMValueRef, String)> {
         }
         let target = unsafe {
             let init = LLVMGetInitializer(g.as_value_ref());
-            let first = if init.is_null() || LLVMGetNumOperands(init) == 0 { None } else { Some(LLVMGetOperand(init, 0)) };
+            let first =
+                if init.is_null() || LLVMGetNumOperands(init) == 0 { None } else { Some(LLVMGetOperand(init, 0)) };
             match first {
                 Some(f) if !f.is_null() => {
                     let mut len = 0;
