@@ -71,14 +71,7 @@ fn pointer_slots(instructions: &[Value], ptr_t: Type) -> HashSet<Value> {
                 ir::is_int(t) && ir::int_width(t) == width
             }
         })
-        .filter(|a| {
-            ir::users(*a).into_iter().all(|u| match ir::opcode(u) {
-                LLVMLoad => true,
-                LLVMStore => ir::operand(u, 1) == *a && ir::operand(u, 0) != *a,
-                LLVMCall => ir::called_function(u).is_some_and(|f| ir::name(f).starts_with("llvm.lifetime.")),
-                _ => false,
-            })
-        })
+        .filter(|a| ir::is_private_slot(*a))
         .collect();
     // Drop slots that receive anything but a pointer web, until none does.
     loop {
@@ -206,7 +199,7 @@ fn forwarded_store(load: Value) -> Option<Value> {
             }
             LLVMStore if !is_slot(ir::operand(i, 1)) => return None,
             LLVMStore => {}
-            LLVMCall if ir::called_function(i).is_some_and(|f| ir::name(f).starts_with("llvm.lifetime.")) => {}
+            LLVMCall if ir::is_lifetime_marker(i) => {}
             LLVMCall | LLVMInvoke | LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg => return None,
             _ => {}
         }

@@ -492,6 +492,23 @@ pub(crate) fn fill_mirrors(members: &[Value], map: &HashMap<Value, Value>, mirro
     }
 }
 
+/// A call of `llvm.lifetime.start`/`end`.
+pub(crate) fn is_lifetime_marker(i: Value) -> bool {
+    opcode(i) == LLVMOpcode::LLVMCall && called_function(i).is_some_and(|f| name(f).starts_with("llvm.lifetime."))
+}
+
+/// A stack slot whose address is used only to load and store it (and by
+/// lifetime markers): nothing but those loads and stores can reach it.
+pub(crate) fn is_private_slot(p: Value) -> bool {
+    is_instruction(p)
+        && opcode(p) == LLVMOpcode::LLVMAlloca
+        && users(p).into_iter().all(|u| match opcode(u) {
+            LLVMOpcode::LLVMLoad => true,
+            LLVMOpcode::LLVMStore => operand(u, 1) == p && operand(u, 0) != p,
+            _ => is_lifetime_marker(u),
+        })
+}
+
 /// Calls and invokes: both name a callee as their last operand.
 pub(crate) fn is_call_or_invoke(i: Value) -> bool {
     matches!(opcode(i), llvm_sys::LLVMOpcode::LLVMCall | llvm_sys::LLVMOpcode::LLVMInvoke)

@@ -131,6 +131,15 @@ pub(crate) enum Elem {
 }
 
 impl Elem {
+    /// The float element a scalar or vector type `t` holds, if any.
+    pub(crate) fn float_of(t: Type) -> Option<Elem> {
+        match ir::kind(ir::scalar_of(t)) {
+            llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Some(Elem::F64),
+            llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Some(Elem::F32),
+            _ => None,
+        }
+    }
+
     /// Size of one element in bytes.
     pub fn size(self) -> u64 {
         match self {

@@ -204,11 +204,7 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                 }
                 _ => return None, // stored as a value, returned, passed on: it escapes
             };
-            let e = match ir::kind(ir::scalar_of(elem)) {
-                llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
-                llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
-                _ => return None,
-            };
+            let e = Elem::float_of(elem)?;
             match seen {
                 None => seen = Some(e),
                 Some(s) if s == e => {}
@@ -294,23 +290,12 @@ pub(crate) fn fit_to_copy(fields: Vec<(u64, u64, Elem)>, len: Value) -> Option<C
 /// what they hold: a `Vec`'s pointer kept in a slot across a loop).
 pub(crate) fn moves_pointers_through_memory(f: Value) -> bool {
     ir::blocks(f).into_iter().flat_map(ir::instructions).any(|i| match ir::opcode(i) {
-        LLVMOpcode::LLVMLoad => ir::is_pointer(ir::type_of(i)) && !is_private_slot(ir::operand(i, 0)),
-        LLVMOpcode::LLVMStore => ir::is_pointer(ir::type_of(ir::operand(i, 0))) && !is_private_slot(ir::operand(i, 1)),
+        LLVMOpcode::LLVMLoad => ir::is_pointer(ir::type_of(i)) && !ir::is_private_slot(ir::operand(i, 0)),
+        LLVMOpcode::LLVMStore => {
+            ir::is_pointer(ir::type_of(ir::operand(i, 0))) && !ir::is_private_slot(ir::operand(i, 1))
+        }
         _ => false,
     })
-}
-
-/// A stack slot whose address is used only to load and store it (and by
-/// lifetime markers).
-fn is_private_slot(p: Value) -> bool {
-    ir::is_instruction(p)
-        && ir::opcode(p) == LLVMOpcode::LLVMAlloca
-        && ir::users(p).into_iter().all(|u| match ir::opcode(u) {
-            LLVMOpcode::LLVMLoad => true,
-            LLVMOpcode::LLVMStore => ir::operand(u, 1) == p && ir::operand(u, 0) != p,
-            LLVMOpcode::LLVMCall => ir::called_function(u).is_some_and(|c| ir::name(c).starts_with("llvm.lifetime.")),
-            _ => false,
-        })
 }
 
 /// The base a pointer is computed from, through address arithmetic and casts.
@@ -381,12 +366,7 @@ pub(crate) fn usage_elem(f: Value, root: Value) -> Option<Elem> {
                 continue;
             }
             // A vector access touches lanes of its element type.
-            let e = match ir::kind(ir::scalar_of(t)) {
-                llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
-                llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
-                llvm_sys::LLVMTypeKind::LLVMPointerTypeKind => Elem::Ptr,
-                _ => Elem::Int,
-            };
+            let e = Elem::float_of(t).unwrap_or(if ir::is_pointer(ir::scalar_of(t)) { Elem::Ptr } else { Elem::Int });
             match seen {
                 None => seen = Some(e),
                 Some(s) if s == e => {}
@@ -524,11 +504,10 @@ pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
             LLVMOpcode::LLVMStore => ir::type_of(ir::operand(l, 0)),
             _ => continue,
         };
-        let e = match ir::kind(ir::scalar_of(t)) {
-            llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind => Elem::F64,
-            llvm_sys::LLVMTypeKind::LLVMFloatTypeKind => Elem::F32,
-            _ if ir::is_real(t) => return None,
-            _ => continue,
+        let e = match Elem::float_of(t) {
+            Some(e) => e,
+            None if ir::is_real(t) => return None,
+            None => continue,
         };
         match seen {
             None => seen = Some(e),

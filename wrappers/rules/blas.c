@@ -83,20 +83,8 @@ static void ddot_rev(int n, const double *x, double *dx, int incx, const double 
   free(t[1]);
   free(t);
 }
-static dual cblas_ddot_fwd(int n, const double *x, const double *dx, int incx, const double *y, const double *dy,
-                           int incy) {
-  return ddot_fwd(n, x, dx, incx, y, dy, incy);
-}
-static aug_double cblas_ddot_aug(int n, const double *x, double *dx, int incx, const double *y, double *dy, int incy) {
-  return ddot_aug(n, x, dx, incx, y, dy, incy);
-}
-static void cblas_ddot_rev(int n, const double *x, double *dx, int incx, const double *y, double *dy, int incy,
-                           double dr, void *tape) {
-  ddot_rev(n, x, dx, incx, y, dy, incy, dr, tape);
-}
-REGISTER void *__enzyme_register_derivative_cblas_ddot[2] = {(void *)cblas_ddot, (void *)cblas_ddot_fwd};
-REGISTER void *__enzyme_register_gradient_cblas_ddot[3] = {(void *)cblas_ddot, (void *)cblas_ddot_aug,
-                                                  (void *)cblas_ddot_rev};
+REGISTER void *__enzyme_register_derivative_cblas_ddot[2] = {(void *)cblas_ddot, (void *)ddot_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_ddot[3] = {(void *)cblas_ddot, (void *)ddot_aug, (void *)ddot_rev};
 
 static dual f_ddot_fwd(const int *n, const int *dn, const double *x, const double *dx, const int *incx,
                        const int *dincx, const double *y, const double *dy, const int *incy, const int *dincy) {
@@ -249,7 +237,8 @@ static dual dnrm2_fwd(int n, const double *x, const double *dx, int incx) {
 static aug_double dnrm2_aug(int n, const double *x, double *dx, int incx) {
   return (aug_double){dx ? saved(n, x, incx) : NULL, cblas_dnrm2(n, x, incx)};
 }
-static void dnrm2_rev(int n, double *dx, int incx, double dr, void *tape) {
+static void dnrm2_rev(int n, const double *x, double *dx, int incx, double dr, void *tape) {
+  (void)x;
   if (dx) {
     double r = cblas_dnrm2(n, tape, 1);
     if (r != 0)
@@ -257,15 +246,8 @@ static void dnrm2_rev(int n, double *dx, int incx, double dr, void *tape) {
   }
   free(tape);
 }
-static dual cblas_dnrm2_fwd(int n, const double *x, const double *dx, int incx) { return dnrm2_fwd(n, x, dx, incx); }
-static aug_double cblas_dnrm2_aug(int n, const double *x, double *dx, int incx) { return dnrm2_aug(n, x, dx, incx); }
-static void cblas_dnrm2_rev(int n, const double *x, double *dx, int incx, double dr, void *tape) {
-  (void)x;
-  dnrm2_rev(n, dx, incx, dr, tape);
-}
-REGISTER void *__enzyme_register_derivative_cblas_dnrm2[2] = {(void *)cblas_dnrm2, (void *)cblas_dnrm2_fwd};
-REGISTER void *__enzyme_register_gradient_cblas_dnrm2[3] = {(void *)cblas_dnrm2, (void *)cblas_dnrm2_aug,
-                                                   (void *)cblas_dnrm2_rev};
+REGISTER void *__enzyme_register_derivative_cblas_dnrm2[2] = {(void *)cblas_dnrm2, (void *)dnrm2_fwd};
+REGISTER void *__enzyme_register_gradient_cblas_dnrm2[3] = {(void *)cblas_dnrm2, (void *)dnrm2_aug, (void *)dnrm2_rev};
 
 static dual f_dnrm2_fwd(const int *n, const int *dn, const double *x, const double *dx, const int *incx,
                         const int *dincx) {
@@ -279,8 +261,8 @@ static aug_double f_dnrm2_aug(const int *n, const int *dn, const double *x, doub
 }
 static void f_dnrm2_rev(const int *n, const int *dn, const double *x, double *dx, const int *incx, const int *dincx,
                         double dr, void *tape) {
-  (void)dn, (void)x, (void)dincx;
-  dnrm2_rev(*n, dx, *incx, dr, tape);
+  (void)dn, (void)dincx;
+  dnrm2_rev(*n, x, dx, *incx, dr, tape);
 }
 REGISTER void *__enzyme_register_derivative_dnrm2_[2] = {(void *)dnrm2_, (void *)f_dnrm2_fwd};
 REGISTER void *__enzyme_register_gradient_dnrm2_[3] = {(void *)dnrm2_, (void *)f_dnrm2_aug, (void *)f_dnrm2_rev};
