@@ -464,9 +464,13 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
             llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(r, loc);
         }
         LLVMInstructionEraseFromParent(plan.call);
+        // A load may be listed twice (the optimiser merges the loads of one
+        // marker passed twice): erase each once, never touch it after.
+        let mut erased = std::collections::HashSet::new();
         for l in &plan.marker_loads {
-            if LLVMGetFirstUse(*l).is_null() && !LLVMGetInstructionParent(*l).is_null() {
+            if !erased.contains(l) && LLVMGetFirstUse(*l).is_null() && !LLVMGetInstructionParent(*l).is_null() {
                 LLVMInstructionEraseFromParent(*l);
+                erased.insert(*l);
             }
         }
     }
