@@ -104,12 +104,18 @@ impl Shadows {
     /// The shadow of a pointer operand: null stays null.
     pub(crate) fn of(&self, v: Value) -> Value {
         unsafe {
-            if !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() || ir::is_unmapped_address(v)
+            if !LLVMIsAConstantPointerNull(v).is_null()
+                || !LLVMIsAUndefValue(v).is_null()
+                || ir::is_unmapped_address(v)
+                || memory::is_inert_constant(v)
             {
                 return v;
             }
             if let Some(s) = self.sh.get(&v) {
                 return *s;
+            }
+            if memory::is_inert_constant(v) {
+                return v;
             }
             if memory::constant_root(v).is_some() {
                 return self.constant_shadow(v);

@@ -23,6 +23,7 @@ mod classify;
 mod custom;
 mod debug_info;
 pub mod diag;
+mod dispatch;
 mod emit;
 mod forward;
 mod gen;

@@ -53,6 +53,48 @@ pub(crate) struct Memory {
 }
 
 /// Whether a constant pointer is null or undefined (compatible with any status).
+/// A function, or an address in constant memory that holds no floats (a
+/// vtable, type information), or a choice (select, phi) among such: nothing
+/// derivative is ever read or written through it, so it is its own shadow
+/// (stored as it is into shadow memory, as a C++ object's vtable pointer is).
+pub(crate) fn is_inert_constant(v: Value) -> bool {
+    is_inert_within(v, 0)
+}
+
+fn is_inert_within(v: Value, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    if ir::is_instruction(v) {
+        return match ir::opcode(v) {
+            LLVMOpcode::LLVMSelect if ir::is_pointer(ir::type_of(v)) => {
+                is_inert_within(ir::operand(v, 1), depth + 1) && is_inert_within(ir::operand(v, 2), depth + 1)
+            }
+            LLVMOpcode::LLVMPHI if ir::is_pointer(ir::type_of(v)) => {
+                ir::incoming(v).into_iter().all(|(x, _)| x != v && is_inert_within(x, depth + 1))
+            }
+            _ => false,
+        };
+    }
+    unsafe {
+        let mut p = v;
+        while !LLVMIsAConstantExpr(p).is_null()
+            && matches!(
+                LLVMGetConstOpcode(p),
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
+            )
+        {
+            p = LLVMGetOperand(p, 0);
+        }
+        if !LLVMIsAFunction(p).is_null() {
+            return true;
+        }
+        !LLVMIsAGlobalVariable(p).is_null()
+            && LLVMIsGlobalConstant(p) != 0
+            && !crate::kind::contains_float(LLVMGlobalGetValueType(p))
+    }
+}
+
 fn is_null_like(v: Value) -> bool {
     unsafe { !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() || ir::is_unmapped_address(v) }
 }
@@ -258,7 +300,7 @@ fn analyze_once(
                         let sv = if is_null_like(v) { PtrStatus::Constant } else { m.status(v) };
                         match (s, sv) {
                             (PtrStatus::Shadowed, PtrStatus::Shadowed) => {}
-                            (PtrStatus::Shadowed, _) if is_null_like(v) => {}
+                            (PtrStatus::Shadowed, _) if is_null_like(v) || is_inert_constant(v) => {}
                             (PtrStatus::Constant, PtrStatus::Constant) => {}
                             (PtrStatus::Unknown(_), PtrStatus::Constant) => {}
                             (PtrStatus::Shadowed, _) => m.problem(

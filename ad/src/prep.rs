@@ -89,6 +89,10 @@ impl Prep {
     fn close_over(&mut self, module: LLVMModuleRef, mut fresh: Vec<Value>) -> Result<(), String> {
         let mut work = fresh.clone();
         while let Some(c) = work.pop() {
+            // Calls through pointers become calls of a dispatcher (a module
+            // function, cloned and inlined like the others).
+            let original_of = &self.original_of;
+            crate::dispatch::devirtualize(module, c, &|g| original_of.contains_key(&g));
             for b in ir::blocks(c) {
                 for i in ir::instructions(b) {
                     if !ir::is_call_or_invoke(i) {
@@ -404,22 +408,23 @@ pub(crate) const WAS_INVOKE: &str = "enzyme_rs.was_invoke";
 /// so an exception still unwinds out of a derivative (skipping cleanups in
 /// the derivative code) instead of being undefined behaviour.
 fn drop_unwind_edges(c: Value) {
+    for b in ir::blocks(c) {
+        let t = ir::terminator(b);
+        if !t.is_null() && ir::opcode(t) == llvm_sys::LLVMOpcode::LLVMInvoke {
+            mark_unwinding_call(t);
+        }
+    }
+}
+
+/// Marks a call or invoke `nounwind` and tags it (see [`drop_unwind_edges`]).
+pub(crate) fn mark_unwinding_call(t: Value) {
     let kind = ir::attr_kind("nounwind");
     unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(c));
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(t));
         let md_kind = LLVMGetMDKindIDInContext(ctx, WAS_INVOKE.as_ptr() as *const _, WAS_INVOKE.len() as u32);
         let empty = LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
-        for b in ir::blocks(c) {
-            let t = ir::terminator(b);
-            if !t.is_null() && ir::opcode(t) == llvm_sys::LLVMOpcode::LLVMInvoke {
-                LLVMAddCallSiteAttribute(
-                    t,
-                    llvm_sys::LLVMAttributeFunctionIndex,
-                    LLVMCreateEnumAttribute(ctx, kind, 0),
-                );
-                LLVMSetMetadata(t, md_kind, LLVMMetadataAsValue(ctx, empty));
-            }
-        }
+        LLVMAddCallSiteAttribute(t, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+        LLVMSetMetadata(t, md_kind, LLVMMetadataAsValue(ctx, empty));
     }
 }
 
