@@ -107,15 +107,14 @@ impl Shadows {
             if !LLVMIsAConstantPointerNull(v).is_null()
                 || !LLVMIsAUndefValue(v).is_null()
                 || ir::is_unmapped_address(v)
-                || memory::is_inert_constant(v)
+                // An instruction choosing among such constants has a shadow of its own
+                // in the derivative (the same choice), looked up below.
+                || (!ir::is_instruction(v) && memory::is_inert_constant(v))
             {
                 return v;
             }
             if let Some(s) = self.sh.get(&v) {
                 return *s;
-            }
-            if memory::is_inert_constant(v) {
-                return v;
             }
             if memory::constant_root(v).is_some() {
                 return self.constant_shadow(v);
@@ -166,7 +165,10 @@ impl Shadows {
         map: &HashMap<Value, Value>,
         alloca_at: LLVMBuilderRef,
     ) {
-        if !ir::is_pointer(ir::type_of(i)) || mem.status(i) != PtrStatus::Shadowed {
+        // A choice among vtables or functions is its own shadow, the same choice
+        // made again: stored into shadow memory as the primal is into memory.
+        let inert_choice = matches!(kind, Kind::Phi | Kind::Select) && memory::is_inert_constant(i);
+        if !ir::is_pointer(ir::type_of(i)) || (mem.status(i) != PtrStatus::Shadowed && !inert_choice) {
             return;
         }
         let s = unsafe {
