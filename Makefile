@@ -32,7 +32,7 @@ apt-install:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps target/enzyme-rs-plugin.so target/enzyme-rs-blas.bc
+build: deps target/enzyme-rs-plugin.so target/enzyme-rs-rules.bc
 	$(CARGO) build --release --locked -p enzyme-wrappers -p cargo-enzyme
 
 # The clang plugin (Enzyme's attributes, registered functions kept out of
@@ -42,15 +42,20 @@ target/enzyme-rs-plugin.so: wrappers/plugin/enzyme_rs_plugin.cpp | deps
 	$(LLVM_PREFIX)/bin/clang++ -shared -fPIC -O2 -fno-rtti $$($(LLVM_PREFIX)/bin/llvm-config --cxxflags) \
 	  -I/usr/include/llvm-22 $< -o $@
 
-# Derivative rules for BLAS, as bitcode that enzyme-cc links where needed.
-target/enzyme-rs-blas.bc: wrappers/rules/blas.c | deps
-	mkdir -p target
-	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm $< -o $@
+# Derivative rules for library functions (BLAS, qsort), as one bitcode file
+# that enzyme-cc links where needed.
+RULES := $(wildcard wrappers/rules/*.c)
+target/enzyme-rs-rules.bc: $(RULES) | deps
+	mkdir -p target/rules
+	for f in $(RULES); do \
+	  $(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm $$f -o target/rules/$$(basename $$f .c).bc || exit 1; \
+	done
+	$(LLVM_PREFIX)/bin/llvm-link $(patsubst wrappers/rules/%.c,target/rules/%.bc,$(RULES)) -o $@
 
 install: build
 	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme $(PREFIX)/lib/enzyme-rs
 	install -m 755 target/enzyme-rs-plugin.so $(PREFIX)/lib/enzyme-rs/
-	install -m 644 target/enzyme-rs-blas.bc $(PREFIX)/lib/enzyme-rs/
+	install -m 644 target/enzyme-rs-rules.bc $(PREFIX)/lib/enzyme-rs/
 	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/enzyme-fortran \
 	  target/release/cargo-enzyme $(PREFIX)/bin/
 	ln -sf enzyme-cxx $(PREFIX)/bin/enzyme-c++

@@ -357,19 +357,12 @@ fn classify_call(call: Value) -> Kind {
             );
         }
         let shown = display_name(&name);
-        // The example needs a name the user can write: a C name as it is.
-        let c_name = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with("_Z");
-        let name = if c_name { name.as_str() } else { "f" };
         return unsupported(
             format!("call to external function `{shown}`"),
             format!(
                 "the function has no body in the merged module and no derivative rule. Compile its source with \
-                 enzyme-cc, or give it a derivative; for `double {name}(double)`:\n  \
-                 double {name}_aug(double x) {{ return {name}(x); }}\n  \
-                 double {name}_rev(double x, double d_result) {{ return d_result * /* d{name}/dx at x */; }}\n  \
-                 void *__enzyme_register_gradient_{name}[3] = {{(void *){name}, (void *){name}_aug, (void *){name}_rev}};\n\
-                 or, if it does not depend on the inputs, `void *__enzyme_inactivefn[] = {{(void *){name}}};` \
-                 (README, \"Custom derivatives\")"
+                 enzyme-cc, or give it a derivative{}",
+                rule_example(&name)
             ),
         );
     }
@@ -612,4 +605,21 @@ pub(crate) fn opcode_name(op: LLVMOpcode) -> &'static str {
         LLVMCleanupPad => "cleanuppad",
         LLVMCatchSwitch => "catchswitch",
     }
+}
+
+/// How to give external function `name` a derivative, for help texts: a
+/// custom rule as it would be written were it `double name(double)`, or
+/// a declaration that it is inactive.
+pub fn rule_example(name: &str) -> String {
+    // The example needs a name the user can write: a C name as it is.
+    let c_name = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.starts_with("_Z");
+    let name = if c_name { name } else { "f" };
+    format!(
+        "; were it `double {name}(double)`, as:\n  \
+         double {name}_aug(double x) {{ return {name}(x); }}\n  \
+         double {name}_rev(double x, double d_result) {{ return d_result * /* d{name}/dx at x */; }}\n  \
+         void *__enzyme_register_gradient_{name}[3] = {{(void *){name}, (void *){name}_aug, (void *){name}_rev}};\n\
+         or, if it does not depend on the inputs, `void *__enzyme_inactivefn[] = {{(void *){name}}};` \
+         (README, \"Custom derivatives\")"
+    )
 }

@@ -76,7 +76,9 @@ pub(crate) fn devirtualize(module: LLVMModuleRef, f: Value, is_clone: &dyn Fn(Va
 /// A call whose callee is neither a function nor inline assembly.
 fn is_indirect(call: Value) -> bool {
     let callee = ir::operand(call, ir::operand_count(call) - 1);
-    unsafe { LLVMIsAFunction(callee).is_null() && LLVMIsAInlineAsm(callee).is_null() && ir::called_function(call).is_none() }
+    unsafe {
+        LLVMIsAFunction(callee).is_null() && LLVMIsAInlineAsm(callee).is_null() && ir::called_function(call).is_none()
+    }
 }
 
 fn functions(module: LLVMModuleRef) -> Vec<Value> {
@@ -102,7 +104,8 @@ fn address_taken(g: Value) -> bool {
             }
             if !LLVMIsAInstruction(u).is_null() {
                 // A call names its callee last; anywhere else the address escapes.
-                return !(ir::is_call_or_invoke(u) && ir::operand(u, ir::operand_count(u) - 1) == g
+                return !(ir::is_call_or_invoke(u)
+                    && ir::operand(u, ir::operand_count(u) - 1) == g
                     && (0..ir::call_arg_count(u)).all(|k| ir::operand(u, k) != g));
             }
             // A constant (a vtable, a table, a cast): taken if anything using it takes it.

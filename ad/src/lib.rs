@@ -51,6 +51,7 @@ use std::collections::HashSet;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
+pub use classify::rule_example;
 pub use diag::{Diagnostic, SourceLocation};
 pub use names::display_name;
 pub use request::Mode;

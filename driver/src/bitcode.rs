@@ -185,7 +185,7 @@ pub fn link<'ctx>(into: &Module<'ctx>, other: Module<'ctx>, name: &str) -> Resul
 }
 
 /// Links, from the rules module at `path` (Enzyme-style registrations, as
-/// `wrappers/rules/blas.c` makes), the registrations of the functions `into`
+/// `wrappers/rules/*.c` make), the registrations of the functions `into`
 /// declares without a body, with the rule functions they name; the others
 /// are dropped before linking. Nothing is linked if none applies.
 pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) -> Result<(), DriverError> {

@@ -93,8 +93,8 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         bitcode::capture_llvm_errors(&ctx);
         progress.phase("merging bitcode");
         let module = merge(&ctx, g.objects, g.members)?;
-        // Derivatives of the BLAS routines the program calls.
-        if let Some(rules) = crate::toolchain::find_blas_rules() {
+        // Derivatives of the library functions (BLAS, qsort) the program calls.
+        if let Some(rules) = crate::toolchain::find_library_rules() {
             bitcode::link_rules(&ctx, &module, &rules)?;
         }
         // Fortran code calls its runtime, which clang does not link by itself.
@@ -285,7 +285,7 @@ fn explain_missing_bodies(diags: &mut [ad::Diagnostic], shared_libraries: &[Path
             "`{name}` is defined in the shared library {lib}, linked as machine code: its body cannot be seen at this \
              link, however it was compiled. Link the objects or a static archive it was built from (compiled with \
              enzyme-cc) instead, or give it a derivative rule{}",
-            d.help.as_deref().and_then(|h| h.find("; for `").map(|k| h[k..].to_string())).unwrap_or_default()
+            ad::rule_example(name)
         ));
     }
 }

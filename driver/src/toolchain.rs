@@ -167,14 +167,14 @@ fn find_plugin() -> Option<PathBuf> {
     find_installed("ENZYME_PLUGIN", PLUGIN_FILE)
 }
 
-/// The bitcode of our derivative rules for BLAS (`wrappers/rules/blas.c`),
-/// installed beside the plugin; `None` if it is not there.
-pub fn find_blas_rules() -> Option<PathBuf> {
-    find_installed("ENZYME_BLAS_RULES", BLAS_RULES_FILE)
+/// The bitcode of our derivative rules for library functions (BLAS, `qsort`:
+/// `wrappers/rules/*.c`), installed beside the plugin; `None` if it is not there.
+pub fn find_library_rules() -> Option<PathBuf> {
+    find_installed("ENZYME_LIBRARY_RULES", LIBRARY_RULES_FILE)
 }
 
-/// The BLAS rules' file name in `<prefix>/lib/enzyme-rs/`.
-pub const BLAS_RULES_FILE: &str = "enzyme-rs-blas.bc";
+/// The library rules' file name in `<prefix>/lib/enzyme-rs/`.
+pub const LIBRARY_RULES_FILE: &str = "enzyme-rs-rules.bc";
 
 /// A file `make install` puts in `<prefix>/lib/enzyme-rs/` (or `make build`
 /// in `target/`), or the path in environment variable `var`.
