@@ -45,7 +45,7 @@ target/enzyme-rs-plugin.so: wrappers/plugin/enzyme_rs_plugin.cpp | deps
 # Derivative rules for library functions (BLAS, qsort), as one bitcode file
 # that enzyme-cc links where needed.
 RULES := $(wildcard wrappers/rules/*.c)
-target/enzyme-rs-rules.bc: $(RULES) | deps
+target/enzyme-rs-rules.bc: $(RULES) $(wildcard wrappers/rules/*.h) | deps
 	mkdir -p target/rules
 	for f in $(RULES); do \
 	  $(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm $$f -o target/rules/$$(basename $$f .c).bc || exit 1; \

@@ -24,6 +24,8 @@ double dnrm2_(const int *n, const double *x, const int *incx);
 static void dot_norm(const double *x, double *y) {
   y[0] = cblas_ddot(2, x, 2, x + 1, 2) + cblas_ddot(3, x, -1, x + 2, 1);
   y[1] = cblas_dnrm2(5, x, 1) * cblas_dnrm2(2, x + 1, 3);
+  /* Reference BLAS returns 0 for a negative stride; the derivative follows BLAS. */
+  y[0] += x[0] * cblas_dnrm2(3, x + 1, -1);
 }
 
 static void axpy_scal(const double *x, double *y) {
@@ -34,6 +36,7 @@ static void axpy_scal(const double *x, double *y) {
   }
   cblas_daxpy(5, x[0] * x[1], a, 1, b, 1);
   cblas_dscal(3, x[2] + 1, b, 2);
+  cblas_dscal(2, x[3], a, -1); /* BLAS leaves a as it is: a negative stride */
   cblas_daxpy(2, 0.5, b, 2, a, -1);
   y[0] = cblas_ddot(5, b, 1, b, 1);
   y[1] = a[0] * a[1] + b[4];
@@ -49,7 +52,8 @@ static double gemv_case(const double *x, int layout, int trans) {
     w[i] = x[(i + 3) % 5] * x[i];
   }
   int len_y = trans == NoTrans ? m : n;
-  cblas_dgemv(layout, trans, m, n, x[2] * x[0], A, lda, v, 1, x[3] - 0.5, w, 1);
+  /* The old y's stride negative in one layout (scaled by an active beta). */
+  cblas_dgemv(layout, trans, m, n, x[2] * x[0], A, lda, v, 1, x[3] - 0.5, w, layout == RowMajor ? -1 : 1);
   double s = 0;
   for (int i = 0; i < len_y; i++) s += w[i] * w[i] * (i + 1);
   return s;

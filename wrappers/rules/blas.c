@@ -14,47 +14,7 @@
  * Tapes keep copies of the inputs the reverse pass needs, since the caller
  * may overwrite them in between.
  */
-#include <stdlib.h>
-#include <string.h>
-
-/* Kept although nothing in this file uses them; internal, so a program's
- * own registrations of the same names stay its own. */
-#define REGISTER static __attribute__((used))
-
-enum { RowMajor = 101, ColMajor = 102, NoTrans = 111, Trans = 112, ConjTrans = 113 };
-
-double cblas_ddot(int n, const double *x, int incx, const double *y, int incy);
-void cblas_daxpy(int n, double alpha, const double *x, int incx, double *y, int incy);
-void cblas_dscal(int n, double alpha, double *x, int incx);
-double cblas_dnrm2(int n, const double *x, int incx);
-void cblas_dcopy(int n, const double *x, int incx, double *y, int incy);
-void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double *a, int lda, const double *x,
-                 int incx, double beta, double *y, int incy);
-void cblas_dger(int layout, int m, int n, double alpha, const double *x, int incx, const double *y, int incy,
-                double *a, int lda);
-void cblas_dgemm(int layout, int transa, int transb, int m, int n, int k, double alpha, const double *a, int lda,
-                 const double *b, int ldb, double beta, double *c, int ldc);
-double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
-void daxpy_(const int *n, const double *alpha, const double *x, const int *incx, double *y, const int *incy);
-void dscal_(const int *n, const double *alpha, double *x, const int *incx);
-double dnrm2_(const int *n, const double *x, const int *incx);
-
-/* A contiguous copy of n strided elements (BLAS order for negative strides). */
-static double *saved(int n, const double *x, int inc) {
-  double *s = malloc((n > 0 ? n : 1) * sizeof(double));
-  if (n > 0)
-    cblas_dcopy(n, x, inc, s, 1);
-  return s;
-}
-
-typedef struct {
-  void *tape;
-  double primal;
-} aug_double;
-
-typedef struct {
-  double value, tangent;
-} dual;
+#include "blas_common.h"
 
 /* ---- ddot: r = x . y ---- */
 static dual ddot_fwd(int n, const double *x, const double *dx, int incx, const double *y, const double *dy, int incy) {
@@ -171,8 +131,9 @@ REGISTER void *__enzyme_register_derivative_daxpy_[2] = {(void *)daxpy_, (void *
 REGISTER void *__enzyme_register_gradient_daxpy_[3] = {(void *)daxpy_, (void *)f_daxpy_aug, (void *)f_daxpy_rev};
 
 /* ---- dscal: x *= alpha ---- */
+/* BLAS leaves x as it is for a stride below 1: so does the derivative. */
 static void dscal_tangent(int n, double alpha, double dalpha, double *x, double *dx, int incx) {
-  if (dx) {
+  if (dx && incx > 0) {
     cblas_dscal(n, alpha, dx, incx);
     if (dalpha != 0)
       cblas_daxpy(n, dalpha, x, incx, dx, incx);
@@ -181,7 +142,7 @@ static void dscal_tangent(int n, double alpha, double dalpha, double *x, double 
 }
 static double dscal_adjoint(int n, double alpha, double *dx, int incx, void *tape) {
   double da = 0;
-  if (dx) {
+  if (dx && incx > 0) {
     da = cblas_ddot(n, tape, 1, dx, incx);
     cblas_dscal(n, alpha, dx, incx);
   }
@@ -234,15 +195,24 @@ static dual dnrm2_fwd(int n, const double *x, const double *dx, int incx) {
     r.tangent = cblas_ddot(n, x, incx, dx, incx) / r.value;
   return r;
 }
+/* The tape: x, then the norm as BLAS computed it (reference BLAS returns 0
+ * for a stride below 1, and so has no derivative there). */
 static aug_double dnrm2_aug(int n, const double *x, double *dx, int incx) {
-  return (aug_double){dx ? saved(n, x, incx) : NULL, cblas_dnrm2(n, x, incx)};
+  double r = cblas_dnrm2(n, x, incx), *t = NULL;
+  if (dx) {
+    t = malloc((n > 0 ? n + 1 : 1) * sizeof(double));
+    if (n > 0)
+      cblas_dcopy(n, x, incx, t, 1);
+    t[n > 0 ? n : 0] = r;
+  }
+  return (aug_double){t, r};
 }
 static void dnrm2_rev(int n, const double *x, double *dx, int incx, double dr, void *tape) {
   (void)x;
   if (dx) {
-    double r = cblas_dnrm2(n, tape, 1);
+    double *t = tape, r = t[n > 0 ? n : 0];
     if (r != 0)
-      cblas_daxpy(n, dr / r, tape, 1, dx, incx);
+      cblas_daxpy(n, dr / r, t, 1, dx, incx);
   }
   free(tape);
 }
@@ -278,15 +248,6 @@ static void dgemv_dims(int trans, int m, int n, int *rows, int *cols) {
   *cols = trans == NoTrans ? n : m;
 }
 
-/* A packed copy of the m x n matrix A (leading dimension m or n). */
-static double *saved_matrix(int layout, int m, int n, const double *a, int lda) {
-  double *s = malloc((m * n > 0 ? m * n : 1) * sizeof(double));
-  int lines = layout == RowMajor ? m : n, len = layout == RowMajor ? n : m;
-  for (int k = 0; k < lines; k++)
-    memcpy(s + (size_t)k * len, a + (size_t)k * lda, len * sizeof(double));
-  return s;
-}
-
 static void cblas_dgemv_fwd(int layout, int trans, int m, int n, double alpha, double dalpha, const double *a,
                             const double *da, int lda, const double *x, const double *dx, int incx, double beta,
                             double dbeta, double *y, double *dy, int incy) {
@@ -294,7 +255,7 @@ static void cblas_dgemv_fwd(int layout, int trans, int m, int n, double alpha, d
   dgemv_dims(trans, m, n, &rows, &cols);
   if (dy) {
     /* dy = beta dy + dbeta y + alpha op(A) dx + alpha op(dA) x + dalpha op(A) x, from the old y. */
-    cblas_dscal(rows, beta, dy, incy);
+    scale_vector(rows, beta, dy, incy);
     if (dbeta != 0)
       cblas_daxpy(rows, dbeta, y, incy, dy, incy);
     if (dx)
@@ -345,7 +306,7 @@ static dgemv_adjoints cblas_dgemv_rev(int layout, int trans, int m, int n, doubl
       else
         cblas_dger(layout, m, n, alpha, sx, 1, dy, incy, da, lda);
     }
-    cblas_dscal(rows, beta, dy, incy);
+    scale_vector(rows, beta, dy, incy);
   }
   free(sa);
   free(sx);
@@ -459,3 +420,75 @@ static dgemm_adjoints cblas_dgemm_rev(int layout, int ta, int tb, int m, int n, 
 REGISTER void *__enzyme_register_derivative_cblas_dgemm[2] = {(void *)cblas_dgemm, (void *)cblas_dgemm_fwd};
 REGISTER void *__enzyme_register_gradient_cblas_dgemm[3] = {(void *)cblas_dgemm, (void *)cblas_dgemm_aug,
                                                             (void *)cblas_dgemm_rev};
+
+/* ---- Fortran dgemv_ and dgemm_ (column-major, arguments by reference) ---- */
+static int fortran_trans(const char *t) { return *t == 'N' || *t == 'n' ? NoTrans : Trans; }
+static double tangent_of(const double *d) { return d ? *d : 0; }
+static void add_adjoint(double *d, double v) {
+  if (d)
+    *d += v;
+}
+
+static void f_dgemv_fwd(const char *trans, const char *dtrans, const int *m, const int *dm, const int *n,
+                        const int *dn, const double *alpha, const double *dalpha, const double *a, const double *da,
+                        const int *lda, const int *dlda, const double *x, const double *dx, const int *incx,
+                        const int *dincx, const double *beta, const double *dbeta, double *y, double *dy,
+                        const int *incy, const int *dincy) {
+  (void)dtrans, (void)dm, (void)dn, (void)dlda, (void)dincx, (void)dincy;
+  cblas_dgemv_fwd(ColMajor, fortran_trans(trans), *m, *n, *alpha, tangent_of(dalpha), a, da, *lda, x, dx, *incx,
+                  *beta, tangent_of(dbeta), y, dy, *incy);
+}
+static void *f_dgemv_aug(const char *trans, const char *dtrans, const int *m, const int *dm, const int *n,
+                         const int *dn, const double *alpha, double *dalpha, const double *a, double *da,
+                         const int *lda, const int *dlda, const double *x, double *dx, const int *incx,
+                         const int *dincx, const double *beta, double *dbeta, double *y, double *dy, const int *incy,
+                         const int *dincy) {
+  (void)dtrans, (void)dm, (void)dn, (void)dalpha, (void)dlda, (void)dincx, (void)dbeta, (void)dincy;
+  return cblas_dgemv_aug(ColMajor, fortran_trans(trans), *m, *n, *alpha, a, da, *lda, x, dx, *incx, *beta, y, dy,
+                         *incy);
+}
+static void f_dgemv_rev(const char *trans, const char *dtrans, const int *m, const int *dm, const int *n,
+                        const int *dn, const double *alpha, double *dalpha, const double *a, double *da,
+                        const int *lda, const int *dlda, const double *x, double *dx, const int *incx,
+                        const int *dincx, const double *beta, double *dbeta, double *y, double *dy, const int *incy,
+                        const int *dincy, void *tape) {
+  (void)dtrans, (void)dm, (void)dn, (void)dlda, (void)dincx, (void)dincy;
+  dgemv_adjoints r = cblas_dgemv_rev(ColMajor, fortran_trans(trans), *m, *n, *alpha, a, da, *lda, x, dx, *incx, *beta,
+                                     y, dy, *incy, tape);
+  add_adjoint(dalpha, r.alpha);
+  add_adjoint(dbeta, r.beta);
+}
+REGISTER void *__enzyme_register_derivative_dgemv_[2] = {(void *)dgemv_, (void *)f_dgemv_fwd};
+REGISTER void *__enzyme_register_gradient_dgemv_[3] = {(void *)dgemv_, (void *)f_dgemv_aug, (void *)f_dgemv_rev};
+
+static void f_dgemm_fwd(const char *ta, const char *dta, const char *tb, const char *dtb, const int *m, const int *dm,
+                        const int *n, const int *dn, const int *k, const int *dk, const double *alpha,
+                        const double *dalpha, const double *a, const double *da, const int *lda, const int *dlda,
+                        const double *b, const double *db, const int *ldb, const int *dldb, const double *beta,
+                        const double *dbeta, double *c, double *dc, const int *ldc, const int *dldc) {
+  (void)dta, (void)dtb, (void)dm, (void)dn, (void)dk, (void)dlda, (void)dldb, (void)dldc;
+  cblas_dgemm_fwd(ColMajor, fortran_trans(ta), fortran_trans(tb), *m, *n, *k, *alpha, tangent_of(dalpha), a, da, *lda,
+                  b, db, *ldb, *beta, tangent_of(dbeta), c, dc, *ldc);
+}
+static void *f_dgemm_aug(const char *ta, const char *dta, const char *tb, const char *dtb, const int *m,
+                         const int *dm, const int *n, const int *dn, const int *k, const int *dk, const double *alpha,
+                         double *dalpha, const double *a, double *da, const int *lda, const int *dlda,
+                         const double *b, double *db, const int *ldb, const int *dldb, const double *beta,
+                         double *dbeta, double *c, double *dc, const int *ldc, const int *dldc) {
+  (void)dta, (void)dtb, (void)dm, (void)dn, (void)dk, (void)dalpha, (void)dlda, (void)dldb, (void)dbeta, (void)dldc;
+  return cblas_dgemm_aug(ColMajor, fortran_trans(ta), fortran_trans(tb), *m, *n, *k, *alpha, a, da, *lda, b, db, *ldb,
+                         *beta, c, dc, *ldc);
+}
+static void f_dgemm_rev(const char *ta, const char *dta, const char *tb, const char *dtb, const int *m, const int *dm,
+                        const int *n, const int *dn, const int *k, const int *dk, const double *alpha, double *dalpha,
+                        const double *a, double *da, const int *lda, const int *dlda, const double *b, double *db,
+                        const int *ldb, const int *dldb, const double *beta, double *dbeta, double *c, double *dc,
+                        const int *ldc, const int *dldc, void *tape) {
+  (void)dta, (void)dtb, (void)dm, (void)dn, (void)dk, (void)dlda, (void)dldb, (void)dldc;
+  dgemm_adjoints r = cblas_dgemm_rev(ColMajor, fortran_trans(ta), fortran_trans(tb), *m, *n, *k, *alpha, a, da, *lda,
+                                     b, db, *ldb, *beta, c, dc, *ldc, tape);
+  add_adjoint(dalpha, r.alpha);
+  add_adjoint(dbeta, r.beta);
+}
+REGISTER void *__enzyme_register_derivative_dgemm_[2] = {(void *)dgemm_, (void *)f_dgemm_fwd};
+REGISTER void *__enzyme_register_gradient_dgemm_[3] = {(void *)dgemm_, (void *)f_dgemm_aug, (void *)f_dgemm_rev};
