@@ -99,6 +99,9 @@ check "the engine reads no freed memory (a marker passed three times, under valg
     valgrind -q --error-exitcode=99 $CC -O2 $here/driver/marker_twice.c -o app_markers -lm 2>valgrind.txt || { cat valgrind.txt; exit 1; }
     ! grep -q 'Invalid' valgrind.txt
   else $CC -O2 $here/driver/marker_twice.c -o app_markers -lm; fi && ./app_markers"
+check "code away from derivatives is optimised once, and left with no attribute of ours" bash -c "
+  rm -rf dump && mkdir dump && ENZYME_DUMP_IR=dump $CC -O2 main.c lib.c -o app_focus -lm && ./app_focus &&
+  ! grep -q 'optnone\\|enzyme-rs-optimised' dump/final.ll"
 check "--version names the tool and LLVM 22" bash -c "$CC --version | grep -q 'enzyme-rs' && $CC --version | grep -q 'LLVM 22'"
 check "-v reports what was differentiated" bash -c "$CC -v main.c lib.c -o app7 -lm 2>&1 | grep -q 'differentiated: reverse mode of .energy.'"
 check "-fenzyme-print-activity describes the analysis (and is not passed to clang)" bash -c "$CC -O2 -fenzyme-print-activity main.c lib.c -o app8 -lm 2>&1 | grep -q 'activity of .energy.' && ./app8"

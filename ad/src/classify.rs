@@ -58,9 +58,11 @@ pub(crate) fn classify(i: Value) -> Kind {
         }
         LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr
         | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => Kind::Inactive,
-        LLVMLoad | LLVMStore if ir::is_atomic(i) => unsupported(
+        // Integer atomics (flags, counters, lazily set keys) carry no
+        // derivative: ordinary integer accesses to the engine. Float ones would.
+        LLVMLoad | LLVMStore if ir::is_atomic(i) && !is_integer_access(i) => unsupported(
             format!("atomic memory access (`{}` atomic)", opcode_name(op)),
-            "atomic loads and stores are not supported yet",
+            "atomic loads and stores of floats or pointers are not supported yet",
         ),
         LLVMLoad => Kind::Load,
         LLVMStore => Kind::Store,
@@ -130,6 +132,13 @@ pub(crate) fn classify(i: Value) -> Kind {
     }
 }
 
+/// Whether a load or store moves an integer (or integer vector).
+fn is_integer_access(i: Value) -> bool {
+    let t =
+        if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMLoad { ir::type_of(i) } else { ir::type_of(ir::operand(i, 0)) };
+    ir::is_int(ir::scalar_of(t))
+}
+
 /// Library functions that neither produce floats nor write memory that
 /// could hold them: safe to execute as they are, once.
 const INACTIVE_LIBRARY: &[&str] = &[
@@ -165,6 +174,9 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "posix_memalign",
     "sysconf",
     "getpid",
+    // Random bytes for hash keys (Rust's `HashMap`), written to integer memory.
+    "getrandom",
+    "getentropy",
     "fputs_unlocked",
     // C++ stream output (`std::cout << x << std::endl`), libstdc++'s names.
     "_ZNSolsEd",
@@ -266,7 +278,6 @@ fn classify_call(call: Value) -> Kind {
     let ret = ir::type_of(call);
     let nargs = ir::call_arg_count(call);
     let arg_tys: Vec<Type> = (0..nargs).map(|k| ir::type_of(ir::operand(call, k))).collect();
-    let touches_float = contains_float(ret) || arg_tys.iter().any(|t| contains_float(*t));
     let float_ty = if ir::is_real(ret) { Some(ret) } else { arg_tys.iter().copied().find(|t| ir::is_real(*t)) };
     if name.starts_with("llvm.memset.") {
         return Kind::MemSet;
@@ -302,10 +313,12 @@ fn classify_call(call: Value) -> Kind {
         }
         return unsupported(format!("call to intrinsic `{name}`"), "this intrinsic has no derivative rule yet");
     }
+    if never_returns_inertly(call, callee) {
+        // Nothing after it runs, so no derivative flows through it: it runs as
+        // it is (a panic, `abort`, `exit`), its body (if any) left alone.
+        return Kind::Inactive;
+    }
     if ir::is_declaration(callee) {
-        if !touches_float && is_noreturn(call, callee) {
-            return Kind::Inactive;
-        }
         if let Some(a) = crate::kind::ALLOCATORS.iter().find(|a| a.name == name) {
             return Kind::Alloc(a);
         }
@@ -370,6 +383,15 @@ fn classify_call(call: Value) -> Kind {
     // external calls, so recomputing it in a derivative is harmless. One that
     // touches no float is cloned as it is; the others are differentiated.
     Kind::Call(callee)
+}
+
+/// A call of a function that never returns, passing and returning no
+/// floats: inactive whatever it does (see [`classify`]); preprocessing does
+/// not clone its callee.
+pub(crate) fn never_returns_inertly(call: Value, callee: Value) -> bool {
+    let floats = contains_float(ir::type_of(call))
+        || (0..ir::call_arg_count(call)).any(|k| contains_float(ir::type_of(ir::operand(call, k))));
+    !floats && is_noreturn(call, callee)
 }
 
 fn is_noreturn(call: Value, callee: Value) -> bool {

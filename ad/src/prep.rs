@@ -24,7 +24,7 @@ use crate::names::CLONE_SUFFIX;
 /// `loop-simplify` and `lcssa` last: the engine relies on loops having one
 /// preheader, one latch, dedicated exits, and values leaving a loop through
 /// phis in its exit blocks.
-const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,sroa<modify-cfg>,gvn,instcombine<no-verify-fixpoint>,simplifycfg,sroa<modify-cfg>,early-cse,loop-simplify,lcssa";
+const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,sroa<modify-cfg>,early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa";
 
 /// The clones made so far.
 #[derive(Default)]
@@ -102,6 +102,7 @@ impl Prep {
                     if ir::is_declaration(callee)
                         || self.original_of.contains_key(&callee)
                         || crate::registry::keeps_call(i, callee)
+                        || crate::classify::never_returns_inertly(i, callee)
                     {
                         continue;
                     }

@@ -17,6 +17,7 @@
 pub mod args;
 pub mod bitcode;
 pub mod error;
+pub mod focus;
 pub mod link;
 pub mod pipeline;
 pub mod report;

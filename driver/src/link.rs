@@ -21,7 +21,7 @@ use crate::args::{InputKind, Invocation, LinkItem, OptLevel};
 use crate::bitcode::{self, Member, ObjectKind};
 use crate::error::DriverError;
 use crate::toolchain::Toolchain;
-use crate::{compile_flags, pipeline, program_name, report, show, status};
+use crate::{compile_flags, focus, pipeline, program_name, report, show, status};
 
 /// Bitcode gathered from the command line.
 #[derive(Default)]
@@ -92,7 +92,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         let ctx = Context::create();
         bitcode::capture_llvm_errors(&ctx);
         progress.phase("merging bitcode");
-        let module = merge(&ctx, g.objects, g.members)?;
+        let module = merge(&ctx, g.objects, g.members, !matches!(level, OptLevel::O0 | OptLevel::O1))?;
         // Derivatives of the library functions (BLAS, qsort) the program calls.
         if let Some(rules) = crate::toolchain::find_library_rules() {
             bitcode::link_rules(&ctx, &module, &rules)?;
@@ -314,12 +314,14 @@ fn merge<'ctx>(
     ctx: &'ctx Context,
     objects: Vec<(String, Vec<u8>)>,
     members: Vec<Member>,
+    optimised: bool,
 ) -> Result<Module<'ctx>, DriverError> {
     let merged = ctx.create_module("enzyme-link");
     let mut first = true;
     for (name, bytes) in &objects {
         let m = bitcode::parse(ctx, bytes, name)?;
         bitcode::soften_marker_definitions(&m);
+        focus::mark_finished(&m, optimised);
         if first {
             // Take the target and data layout of the program.
             merged.set_triple(&m.get_triple());
@@ -332,6 +334,7 @@ fn merge<'ctx>(
     for member in &members {
         let m = bitcode::parse(ctx, &member.bytes, &member.name)?;
         bitcode::soften_marker_definitions(&m);
+        focus::mark_finished(&m, optimised);
         let (defined, _) = bitcode::symbols(&m);
         pending.push((member.name.clone(), m, defined));
     }
@@ -418,11 +421,19 @@ fn differentiate(
         anstream::eprint!("{}", report::render(&diags, program));
         return Err(DriverError::Differentiation(diags.len()));
     }
+    // The pipelines work where derivatives are (see `focus`).
+    let relevant = focus::relevant(module);
+    let (pre_skip, post_skip) =
+        (focus::irrelevant(module, &relevant, false), focus::irrelevant(module, &relevant, true));
+    drop(relevant);
     if pipeline::ad_before_optimisation() {
         lap("pre-AD pipeline skipped (ENZYME_AD_BEFORE_OPT)");
     } else {
         progress.phase("optimising before differentiation");
-        pipeline::pre_ad(module, &tm, level)?;
+        let held = focus::hold_back(module, &pre_skip);
+        let result = pipeline::pre_ad(module, &tm, level);
+        focus::release(module, held);
+        result?;
         lap("pre-AD pipeline");
     }
     if let Some(d) = &dump {
@@ -465,7 +476,11 @@ fn differentiate(
         )));
     }
     progress.phase("optimising the derivatives");
-    pipeline::post_ad(module, &tm, level)?;
+    let held = focus::hold_back(module, &post_skip);
+    let result = pipeline::post_ad(module, &tm, level);
+    focus::release(module, held);
+    focus::clear_marks(module);
+    result?;
     lap("post-AD pipeline");
     if inv.sanitize_address {
         pipeline::address_sanitizer(module, &tm)?;
