@@ -6,15 +6,59 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 /// Renders diagnostics for a terminal (colours when stderr is one).
 pub fn render(diags: &[ad::Diagnostic], program: &str) -> String {
     let mut out = String::new();
-    for d in diags {
-        out.push_str(&render_one(d));
+    let groups = grouped(diags);
+    // Distinct problems: the same construct met by two requests counts once.
+    let count: usize = groups.iter().map(|(_, others)| 1 + others.len()).sum();
+    for (d, others) in groups {
+        if others.is_empty() {
+            out.push_str(&render_one(d));
+        } else {
+            // The other places by their lines (the first few).
+            let shown: Vec<&str> = others.iter().filter(|p| !p.is_empty()).take(6).map(String::as_str).collect();
+            let more = others.len();
+            let mut d = d.clone();
+            d.notes.push(format!(
+                "and {more} more place{} like this in the same function{}{}",
+                if more == 1 { "" } else { "s" },
+                if shown.is_empty() { String::new() } else { format!(": {}", shown.join(", ")) },
+                if shown.len() < more && !shown.is_empty() { ", ..." } else { "" }
+            ));
+            out.push_str(&render_one(&d));
+        }
         out.push('\n');
     }
     out.push_str(&format!(
-        "{program}: error: differentiation failed with {} error{}; no output was written\n",
-        diags.len(),
-        if diags.len() == 1 { "" } else { "s" }
+        "{program}: error: differentiation failed with {count} error{}; no output was written\n",
+        if count == 1 { "" } else { "s" }
     ));
+    out
+}
+
+/// Each distinct problem once: diagnostics with the same message in the
+/// same function (one construct inlined in many places, or met again by
+/// another mode's request) are shown by their first, with the other places
+/// (source locations, where known). Order of first appearance.
+fn grouped(diags: &[ad::Diagnostic]) -> Vec<(&ad::Diagnostic, Vec<String>)> {
+    let mut out: Vec<(&ad::Diagnostic, Vec<String>)> = Vec::new();
+    let mut seen: Vec<Vec<String>> = Vec::new();
+    let mut first_place: Vec<String> = Vec::new();
+    for d in diags {
+        let located = d.location.as_ref().map(|l| l.to_string());
+        let place = located.clone().or_else(|| d.ir.clone()).unwrap_or_default();
+        match out.iter().position(|(g, _)| g.message == d.message && g.function == d.function && g.help == d.help) {
+            Some(k) => {
+                if place != first_place[k] && !seen[k].contains(&place) {
+                    seen[k].push(place);
+                    out[k].1.push(located.unwrap_or_default());
+                }
+            }
+            None => {
+                out.push((d, Vec::new()));
+                seen.push(Vec::new());
+                first_place.push(place);
+            }
+        }
+    }
     out
 }
 

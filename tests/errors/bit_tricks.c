@@ -1,5 +1,6 @@
 // expect: `bitcast` reinterpreting floating-point bits
-// expect: bit_tricks.c:10
+// expect: and 1 more place like this in the same function: bit_tricks.c:11
+// expect: bit_tricks.c:11
 #include <string.h>
 double __enzyme_autodiff(void *, ...);
 
