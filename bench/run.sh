@@ -13,7 +13,8 @@
 #      against our derivative, number by number;
 #   5. times the enzyme-cc build against clang-22 -O2 -c, and the AD pass on
 #      its own (ENZYME_TIME=1); then build time against function size
-#      (bench/scaling.sh, 200 to 8000 statements);
+#      (bench/scaling.sh, 200 to 8000 statements), and a Rust edit's rebuild
+#      through cargo enzyme (bench/rust_relink.sh);
 # and writes bench/results/latest.md.
 # `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
 # Environment: BENCH_INSTR=0 skips the instruction counts; BENCH_VENV is the
@@ -197,6 +198,8 @@ if [ $smoke -eq 1 ]; then
 fi
 # Build time against function size (the gradients are checked there too).
 scaling=$("$here/scaling.sh") || fail "build-time scaling"
+# Rust edit-and-rebuild time through cargo enzyme (the template's test first).
+relink=$("$here/rust_relink.sh") || fail "Rust relink"
 
 {
   echo "# Benchmark results"
@@ -255,6 +258,8 @@ scaling=$("$here/scaling.sh") || fail "build-time scaling"
   printf '%s\n' "${builds[@]}"
   echo
   echo "$scaling"
+  echo
+  echo "$relink"
   echo
   echo "Every derivative was checked before it was timed: ours against central finite differences, forward against"
   echo "reverse, hand-written against ours, the peers against ours number by number (relative 1e-8)."

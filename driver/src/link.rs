@@ -406,12 +406,22 @@ fn differentiate(
     let program = program_name(inv.language);
     let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
     let tm = pipeline::target_machine(module, level)?;
-    // `ENZYME_TIME=1`: each phase's wall time on stderr (for bench/).
-    let timing = std::env::var_os("ENZYME_TIME").is_some();
+    // `ENZYME_TIME=1`: each phase's wall time on stderr (for bench/); a path
+    // instead of 1 appends them to that file (cargo hides a linker's stderr).
+    let timing = std::env::var_os("ENZYME_TIME").filter(|v| !v.is_empty());
     let mut clock = std::time::Instant::now();
     let mut lap = |what: &str| {
-        if timing {
-            eprintln!("{program}: {what}: {:.1} ms", clock.elapsed().as_secs_f64() * 1e3);
+        if let Some(t) = &timing {
+            let line = format!("{program}: {what}: {:.1} ms", clock.elapsed().as_secs_f64() * 1e3);
+            if t == "1" {
+                eprintln!("{line}");
+            } else {
+                use std::io::Write;
+                let file = std::fs::OpenOptions::new().create(true).append(true).open(t);
+                if let Ok(mut f) = file {
+                    let _ = writeln!(f, "{line}");
+                }
+            }
         }
         clock = std::time::Instant::now();
     };
