@@ -208,3 +208,62 @@ pub fn clear_marks(module: &Module<'_>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::context::Context;
+
+    const IR: &str = r#"
+declare double @__enzyme_autodiff(ptr, double)
+define double @helper(double %x) { %y = fmul double %x, %x
+  ret double %y }
+define double @target(double %x) { %y = call double @helper(double %x)
+  ret double %y }
+define double @requester(double %x) { %d = call double @__enzyme_autodiff(ptr @target, double %x)
+  ret double %d }
+define double @unrelated(double %x) { %y = fadd double %x, 1.0
+  ret double %y }
+define i32 @main() { %d = call double @requester(double 1.0)
+  %u = call double @unrelated(double 2.0)
+  ret i32 0 }
+"#;
+
+    fn names(m: &Module<'_>, set: &HashSet<LLVMValueRef>) -> Vec<String> {
+        let mut v: Vec<String> = m
+            .get_functions()
+            .filter(|f| set.contains(&f.as_value_ref()))
+            .map(|f| f.get_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn relevant_is_requesters_targets_and_what_targets_reach() {
+        let ctx = Context::create();
+        let m = crate::bitcode::parse(&ctx, IR.as_bytes(), "test.ll").expect("valid IR");
+        let r = relevant(&m);
+        assert_eq!(names(&m, &r), ["helper", "requester", "target"]);
+        let mut skipped = irrelevant(&m, &r, false);
+        skipped.sort();
+        assert_eq!(skipped, ["main", "unrelated"]);
+        // Nothing here came from rustc: the post-AD pipeline skips nothing.
+        assert!(irrelevant(&m, &r, true).is_empty());
+    }
+
+    #[test]
+    fn held_back_functions_get_their_attributes_back() {
+        let ctx = Context::create();
+        let m = crate::bitcode::parse(&ctx, IR.as_bytes(), "test.ll").expect("valid IR");
+        let unrelated = m.get_function("unrelated").expect("defined");
+        let noinline = attribute_kind("noinline");
+        let optnone = attribute_kind("optnone");
+        let held = hold_back(&m, &["unrelated".to_string()]);
+        assert!(unrelated.get_enum_attribute(AttributeLoc::Function, optnone).is_some());
+        assert!(unrelated.get_enum_attribute(AttributeLoc::Function, noinline).is_some());
+        release(&m, held);
+        assert!(unrelated.get_enum_attribute(AttributeLoc::Function, optnone).is_none());
+        assert!(unrelated.get_enum_attribute(AttributeLoc::Function, noinline).is_none());
+    }
+}
