@@ -226,9 +226,27 @@ const INACTIVE_INTRINSICS: &[&str] = &[
 
 fn classify_call(call: Value) -> Kind {
     let Some(callee) = ir::called_function(call) else {
+        let floats = contains_float(ir::type_of(call))
+            || (0..ir::call_arg_count(call)).any(|k| contains_float(ir::type_of(ir::operand(call, k))));
+        if crate::dispatch::has_no_candidates(call) {
+            if !floats {
+                // Code outside the program (a shared library's virtual function),
+                // given no floats: it runs as it is; `memory` checks that no
+                // differentiated memory is passed to it.
+                return Kind::LibCall;
+            }
+            return unsupported(
+                "indirect call of code outside the program, with floating-point arguments or result",
+                "no function of the program with this type has its address taken, so the target is in a shared \
+                 library and has no derivative here; call a function compiled with enzyme-cc, or give the \
+                 library function a rule and call it directly",
+            );
+        }
         return unsupported(
-            "indirect call through a function pointer",
-            "calls through function pointers are not supported yet; call the function directly",
+            "indirect call through a function pointer with more possible targets than the engine tries",
+            "a call through a pointer is differentiated when the pointer can be one of at most 16 functions of \
+             the program of its type (whose address is taken); call the function directly, or through a \
+             smaller table",
         );
     };
     let name = ir::name(callee);

@@ -42,7 +42,13 @@ pub(crate) fn devirtualize(module: LLVMModuleRef, f: Value, is_clone: &dyn Fn(Va
                     && address_taken(*g)
             })
             .collect();
-        if targets.is_empty() || targets.len() > MAX_TARGETS {
+        if targets.is_empty() {
+            // Its target is outside the program (a shared library's virtual
+            // function, as `std::endl`'s `widen`): said to `classify`.
+            mark(call, NO_CANDIDATES);
+            continue;
+        }
+        if targets.len() > MAX_TARGETS {
             continue;
         }
         let where_ = ir::location(call).map(|l| format!(" at {l}")).unwrap_or_default();
@@ -70,6 +76,28 @@ pub(crate) fn devirtualize(module: LLVMModuleRef, f: Value, is_clone: &dyn Fn(Va
             }
             LLVMInstructionEraseFromParent(call);
         }
+    }
+}
+
+/// Metadata on an indirect call no function of the program can be the target of.
+const NO_CANDIDATES: &str = "enzyme_rs.no_candidates";
+
+fn mark(call: Value, kind: &str) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
+        let k = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+        let empty = LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
+        LLVMSetMetadata(call, k, LLVMMetadataAsValue(ctx, empty));
+    }
+}
+
+/// Whether an indirect call was found to have no candidate target in the
+/// program (see [`devirtualize`]).
+pub(crate) fn has_no_candidates(call: Value) -> bool {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
+        let k = LLVMGetMDKindIDInContext(ctx, NO_CANDIDATES.as_ptr() as *const _, NO_CANDIDATES.len() as u32);
+        !LLVMGetMetadata(call, k).is_null()
     }
 }
 
@@ -103,10 +131,14 @@ fn address_taken(g: Value) -> bool {
                 return !(name.starts_with("__enzyme_") || name.starts_with("llvm."));
             }
             if !LLVMIsAInstruction(u).is_null() {
-                // A call names its callee last; anywhere else the address escapes.
-                return !(ir::is_call_or_invoke(u)
-                    && ir::operand(u, ir::operand_count(u) - 1) == g
-                    && (0..ir::call_arg_count(u)).all(|k| ir::operand(u, k) != g));
+                // A call names its callee last; anywhere else the address escapes,
+                // except into a request for its derivative (`__enzyme_autodiff(f, ...)`).
+                if ir::is_call_or_invoke(u) {
+                    let callee = ir::operand(u, ir::operand_count(u) - 1);
+                    let request = !LLVMIsAFunction(callee).is_null() && ir::name(callee).starts_with("__enzyme_");
+                    return !request && !(callee == g && (0..ir::call_arg_count(u)).all(|k| ir::operand(u, k) != g));
+                }
+                return true;
             }
             // A constant (a vtable, a table, a cast): taken if anything using it takes it.
             depth < 8 && ir::users(u).into_iter().any(|w| taken_by(w, u, depth + 1))

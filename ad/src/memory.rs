@@ -433,6 +433,27 @@ fn analyze_once(
                     }
                 }
                 Kind::LibCall | Kind::Inactive if ir::opcode(i) == LLVMOpcode::LLVMCall => {
+                    // Code outside the program reached through a pointer: it must
+                    // not be handed memory that carries derivatives.
+                    if ir::called_function(i).is_none() {
+                        for o in ops.iter().take(ir::call_arg_count(i) as usize) {
+                            // Constant memory, or what a library call returned (a stream).
+                            let outside = matches!(
+                                m.status(*o),
+                                PtrStatus::Constant | PtrStatus::Unknown("is returned by a call")
+                            );
+                            if ir::is_pointer(ir::type_of(*o)) && !outside {
+                                m.problem(
+                                    i,
+                                    "indirect call of code outside the program, passing memory that may carry \
+                                     derivatives"
+                                        .into(),
+                                    "the target is in a shared library and has no derivative here; call a function \
+                                     compiled with enzyme-cc",
+                                );
+                            }
+                        }
+                    }
                     // Inactive calls: their results carry no derivative.
                     if ir::is_pointer(t) {
                         m.ptr.insert(i, PtrStatus::Unknown("is returned by a call"));
