@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Error paths: each tests/errors/*.c must fail to build with enzyme-cc, exit
+# Error paths: each tests/errors/*.c (*.cpp) must fail to build with enzyme-cc (enzyme-c++), exit
 # non-zero, print every `// expect:` line of its header, and leave no output
 # file. Also: a corrupt object file and a corrupt bitcode file.
 set -u
@@ -35,12 +35,15 @@ expect_failure() { # name, output file, expected substrings..., -- command...
   fi
 }
 
-for f in "$here"/errors/*.c; do
-  name=$(basename "$f" .c)
+for f in "$here"/errors/*.c "$here"/errors/*.cpp; do
+  name=$(basename "$f")
+  name=${name%.*}
+  compiler=$CC
+  [[ "$f" == *.cpp ]] && compiler=${ENZYME_CXX:-enzyme-c++}
   mapfile -t expects < <(sed -n 's|^// expect: ||p' "$f")
   for opt in -O0 -O2; do
     out="$build/$name$opt"
-    (cd "$here/errors" && expect_failure "$name $opt -g" "$out" "${expects[@]}" -- "$CC" $opt -g "$(basename "$f")" -o "$out")
+    (cd "$here/errors" && expect_failure "$name $opt -g" "$out" "${expects[@]}" -- "$compiler" $opt -g "$(basename "$f")" -o "$out")
   done
 done 2>&1 | tee "$build/log.txt"
 

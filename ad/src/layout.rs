@@ -151,14 +151,28 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
 /// stored, passed only to deallocation and copies among themselves): every
 /// access to them is in the function, and if those agree on one float type
 /// and none moves a pointer, that is what the blocks hold.
+///
+/// Also a container the caller owns (a `std::vector` passed by reference
+/// and grown): the old block is loaded from a slot of the caller's object
+/// into which the function stores its new block (see [`ContainerSlot`]).
+/// The new block's accesses then type the copy, provided the container's
+/// elements are exactly one float wide (every step the function takes
+/// through its blocks is one float), so a struct element with fields the
+/// function does not touch is never taken for floats.
 fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
     let mut blocks = Vec::new();
-    for k in 0..2 {
-        allocations_reached(ir::operand(copy, k), &mut blocks, &mut Vec::new())?;
-    }
+    allocations_reached(ir::operand(copy, 0), &mut blocks, &mut Vec::new())?;
+    let mut sources = Vec::new();
+    let slot = if allocations_reached(ir::operand(copy, 1), &mut sources, &mut Vec::new()).is_some() {
+        blocks.extend(sources.into_iter().filter(|b| !blocks.contains(b)).collect::<Vec<_>>());
+        None
+    } else {
+        Some(ContainerSlot::of(ir::operand(copy, 1), &blocks)?)
+    };
     // Everything derived from the blocks' addresses, and how it is used.
     let mut derived: Vec<Value> = blocks.clone();
     let mut seen: Option<Elem> = None;
+    let mut steps: Vec<Value> = Vec::new();
     let mut k = 0;
     while k < derived.len() {
         let p = derived[k];
@@ -169,6 +183,9 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                 | LLVMOpcode::LLVMBitCast
                 | LLVMOpcode::LLVMPHI
                 | LLVMOpcode::LLVMSelect => {
+                    if ir::opcode(u) == LLVMOpcode::LLVMGetElementPtr {
+                        steps.push(u);
+                    }
                     if !derived.contains(&u) {
                         derived.push(u);
                     }
@@ -182,14 +199,20 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                     }
                     ir::type_of(ir::operand(u, 0))
                 }
+                // The new block (or a position in it) kept in the caller's container.
+                LLVMOpcode::LLVMStore if slot.as_ref().is_some_and(|s| s.holds(ir::operand(u, 1))) => continue,
                 LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
                     let name = ir::called_function(u).map(ir::name).unwrap_or_default();
                     let is_copy = name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove");
                     if is_copy && ir::operand(u, 0) == p {
-                        // A copy into the blocks comes from the blocks.
+                        // A copy into the blocks comes from the blocks (or the container's old block).
                         let mut from = Vec::new();
-                        allocations_reached(ir::operand(u, 1), &mut from, &mut Vec::new())?;
-                        if !from.iter().all(|b| blocks.contains(b)) {
+                        let within = allocations_reached(ir::operand(u, 1), &mut from, &mut Vec::new()).is_some()
+                            && from.iter().all(|b| blocks.contains(b));
+                        let from_slot = slot
+                            .as_ref()
+                            .is_some_and(|s| ContainerSlot::of(ir::operand(u, 1), &blocks).as_ref() == Some(s));
+                        if !within && !from_slot {
                             return None;
                         }
                         continue;
@@ -212,7 +235,112 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
             }
         }
     }
-    seen
+    let elem = seen?;
+    if slot.is_some() && !steps.iter().all(|g| is_one_element_step(*g, elem)) {
+        return None;
+    }
+    Some(elem)
+}
+
+/// The slot of a caller's object a container keeps its block in (a
+/// `std::vector`'s start pointer), known by the function loading the old
+/// block from it and storing its new one there.
+#[derive(PartialEq, Eq)]
+struct ContainerSlot {
+    /// The address loaded from and stored to.
+    slot: Value,
+    /// The object it is a field of (the slot less constant offsets).
+    object: Value,
+}
+
+impl ContainerSlot {
+    /// The slot `old` (through address arithmetic and phis) was loaded from,
+    /// if the function also stores a pointer into `blocks` there.
+    fn of(old: Value, blocks: &[Value]) -> Option<ContainerSlot> {
+        let mut loads = Vec::new();
+        loads_reached(old, &mut loads, &mut Vec::new())?;
+        let slot = ir::operand(*loads.first()?, 0);
+        if !loads.iter().all(|l| ir::operand(*l, 0) == slot) {
+            return None;
+        }
+        let stores_new = ir::users(slot).into_iter().any(|u| {
+            ir::opcode(u) == LLVMOpcode::LLVMStore && ir::operand(u, 1) == slot && {
+                let mut to = Vec::new();
+                allocations_reached(ir::operand(u, 0), &mut to, &mut Vec::new()).is_some()
+                    && !to.is_empty()
+                    && to.iter().all(|b| blocks.contains(b))
+            }
+        });
+        stores_new.then(|| ContainerSlot { slot, object: object_of(slot) })
+    }
+
+    /// Whether `p` is a field of the same object (the container's other
+    /// pointers: its end, its capacity).
+    fn holds(&self, p: Value) -> bool {
+        p == self.slot || object_of(p) == self.object
+    }
+}
+
+/// `p` less constant-offset address arithmetic.
+fn object_of(mut p: Value) -> Value {
+    while ir::is_instruction(p)
+        && ir::opcode(p) == LLVMOpcode::LLVMGetElementPtr
+        && (1..ir::operand_count(p)).all(|k| is_int_constant(ir::operand(p, k)))
+    {
+        p = ir::operand(p, 0);
+    }
+    p
+}
+
+/// The pointer loads `p` may come from, through address arithmetic, phis
+/// and selects (nulls aside); `None` if anything else.
+fn loads_reached(p: Value, out: &mut Vec<Value>, seen: &mut Vec<Value>) -> Option<()> {
+    if seen.contains(&p) {
+        return Some(());
+    }
+    seen.push(p);
+    if unsafe { !LLVMIsAConstantPointerNull(p).is_null() } {
+        return Some(());
+    }
+    if !ir::is_instruction(p) {
+        return None;
+    }
+    match ir::opcode(p) {
+        LLVMOpcode::LLVMLoad => {
+            out.push(p);
+            Some(())
+        }
+        LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => loads_reached(ir::operand(p, 0), out, seen),
+        LLVMOpcode::LLVMPHI => {
+            for (v, _) in ir::incoming(p) {
+                loads_reached(v, out, seen)?;
+            }
+            Some(())
+        }
+        LLVMOpcode::LLVMSelect => {
+            loads_reached(ir::operand(p, 1), out, seen)?;
+            loads_reached(ir::operand(p, 2), out, seen)
+        }
+        _ => None,
+    }
+}
+
+/// Whether address arithmetic steps by whole elements of one float: indexes
+/// of that float type, or byte offsets of exactly its size (or of a
+/// run-time amount, such as the old block's length in bytes).
+fn is_one_element_step(gep: Value, elem: Elem) -> bool {
+    let size = elem.size();
+    unsafe {
+        let source = LLVMGetGEPSourceElementType(gep);
+        if ir::scalar_of(source) == source && Elem::float_of(source) == Some(elem) {
+            return true;
+        }
+        if ir::operand_count(gep) != 2 || !ir::is_int(source) || LLVMGetIntTypeWidth(source) != 8 {
+            return false;
+        }
+        let offset = ir::operand(gep, 1);
+        LLVMIsAConstantInt(offset).is_null() || LLVMConstIntGetSExtValue(offset) == size as i64
+    }
 }
 
 /// The allocation calls (C and C++ allocators) `p` may point into, through

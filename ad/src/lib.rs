@@ -26,6 +26,7 @@ pub mod diag;
 mod dispatch;
 mod emit;
 mod forward;
+mod freed_shadows;
 mod gen;
 mod int_pointers;
 mod ir;

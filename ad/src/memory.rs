@@ -280,21 +280,22 @@ fn analyze_once(
                             ),
                         }
                     } else if ir::is_pointer(vt) {
-                        if is_heap(root_of(v), &kind_of) && !is_local(root_of(p), &kind_of) {
-                            // The block outlives the function: its shadow goes
-                            // where the caller's shadow memory says, and stays.
-                            let r = root_of(v);
-                            if matches!(kind_of(r), Kind::Alloc(_)) {
-                                m.escaping.insert(r);
-                            } else {
-                                m.problem(
-                                    i,
-                                    "store of a pointer to memory reallocated in the differentiated code into \
-                                     memory the caller can see"
-                                        .into(),
-                                    "a block grown with `realloc` that outlives the differentiated function is not \
-                                     supported yet; allocate it with its final size",
-                                );
+                        if !is_local(root_of(p), &kind_of) {
+                            // The blocks outlive the function: their shadows go
+                            // where the caller's shadow memory says, and stay.
+                            for r in heap_roots(v, &kind_of) {
+                                if matches!(kind_of(r), Kind::Alloc(_)) {
+                                    m.escaping.insert(r);
+                                } else {
+                                    m.problem(
+                                        i,
+                                        "store of a pointer to memory reallocated in the differentiated code into \
+                                         memory the caller can see"
+                                            .into(),
+                                        "a block grown with `realloc` that outlives the differentiated function is \
+                                         not supported yet; allocate it with its final size",
+                                    );
+                                }
                             }
                         }
                         let sv = if is_null_like(v) { PtrStatus::Constant } else { m.status(v) };
@@ -592,6 +593,27 @@ fn only_integer_accesses(f: Value, root: Value) -> bool {
 /// Whether a pointer base is a heap allocation of the differentiated code.
 fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
     ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc)
+}
+
+/// The heap allocations of the function a pointer may point into, through
+/// address arithmetic, phis and selects (a block or null, as
+/// `std::vector`'s `_M_allocate` returns at -O0).
+fn heap_roots(v: Value, kind_of: &impl Fn(Value) -> Kind) -> Vec<Value> {
+    let (mut out, mut seen, mut stack) = (Vec::new(), Vec::new(), vec![v]);
+    while let Some(x) = stack.pop() {
+        if seen.contains(&x) || !ir::is_instruction(x) {
+            continue;
+        }
+        seen.push(x);
+        match ir::opcode(x) {
+            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => stack.push(ir::operand(x, 0)),
+            LLVMOpcode::LLVMPHI => stack.extend(ir::incoming(x).into_iter().map(|(y, _)| y)),
+            LLVMOpcode::LLVMSelect => stack.extend([ir::operand(x, 1), ir::operand(x, 2)]),
+            _ if is_heap(x, kind_of) => out.push(x),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether a pointer base is memory of the differentiated code itself (a

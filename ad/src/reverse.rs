@@ -62,6 +62,8 @@ pub(crate) struct Reverse<'g> {
     pub(super) reserved: HashMap<usize, Option<Value>>,
     /// Tape buffers (slot of the buffer pointer) to free at the end.
     pub(super) tapes: Vec<Value>,
+    /// Slot of the list of shadows freed at the end (see `freed_shadows`).
+    pub(crate) freed_shadows: Option<Value>,
     /// Per loop: its tape of per-instance records.
     pub(super) loop_tapes: HashMap<usize, crate::tape::LoopTape>,
     /// Per taped value: its loop and its field's offset in the record.
@@ -122,6 +124,7 @@ impl<'g> Reverse<'g> {
             rev_instance: Vec::new(),
             instance: HashMap::new(),
             tapes: Vec::new(),
+            freed_shadows: None,
             loop_tapes: HashMap::new(),
             tape_fields: HashMap::new(),
             loaded_instance: HashMap::new(),
@@ -223,6 +226,9 @@ impl<'g> Reverse<'g> {
                         // (float bytes' shadows hold adjoints, handled in reverse).
                         if let Kind::MemCpy = kind {
                             self.copy_shadow_pointers(i);
+                        }
+                        if let Kind::Free = kind {
+                            self.keep_freed_shadow(i);
                         }
                         // Pointers stored into shadowed memory: their shadows go into the shadow.
                         if let Kind::Store = kind {
@@ -380,6 +386,7 @@ impl<'g> Reverse<'g> {
     }
 
     pub(super) fn return_adjoints(&mut self, f: Value, d: Value) {
+        self.free_kept_shadows(d);
         unsafe {
             let free = libc_function(self.g.module(), "free");
             for t in self.tapes.clone() {
