@@ -9,6 +9,7 @@
 //! freed by the reverse of their allocation instead.
 
 use llvm_sys::core::*;
+use llvm_sys::LLVMOpcode;
 
 use crate::classify::{classify, Kind};
 use crate::ir::{self, Value};
@@ -24,6 +25,14 @@ impl Reverse<'_> {
         if self.split.is_some() || self.mem.status(p) != PtrStatus::Shadowed || !self.frees_foreign_block(p) {
             return;
         }
+        // The shadow goes back the way the primal does (one-argument forms).
+        let dealloc = match ir::called_function(i).map(ir::name).as_deref() {
+            Some("free") => "free",
+            Some("_ZdlPv" | "_ZdlPvm") => "_ZdlPv",
+            Some("_ZdaPv" | "_ZdaPvm") => "_ZdaPv",
+            _ => return,
+        };
+        let dealloc = crate::runtime::function_named(self.g.module(), dealloc);
         let s = self.sh.of(p);
         unsafe {
             let ptr = LLVMPointerTypeInContext(self.e.ctx, 0);
@@ -37,13 +46,15 @@ impl Reverse<'_> {
                     h
                 }
             };
-            // A list node: { next, shadow }.
+            // A list node: { next, shadow, deallocation function }.
             let malloc = libc_function(self.g.module(), "malloc");
-            let node = self.e.call(malloc, &mut [LLVMConstInt(i64t, 16, 0)]);
+            let node = self.e.call(malloc, &mut [LLVMConstInt(i64t, 24, 0)]);
             let i8t = LLVMInt8TypeInContext(self.e.ctx);
-            let mut off = [LLVMConstInt(i64t, 8, 0)];
-            let field = LLVMBuildGEP2(self.e.b, i8t, node, off.as_mut_ptr(), 1, c"".as_ptr());
-            LLVMBuildStore(self.e.b, s, field);
+            for (offset, value) in [(8, s), (16, dealloc)] {
+                let mut off = [LLVMConstInt(i64t, offset, 0)];
+                let field = LLVMBuildGEP2(self.e.b, i8t, node, off.as_mut_ptr(), 1, c"".as_ptr());
+                LLVMBuildStore(self.e.b, value, field);
+            }
             let old = LLVMBuildLoad2(self.e.b, ptr, head, c"".as_ptr());
             LLVMBuildStore(self.e.b, old, node);
             LLVMBuildStore(self.e.b, node, head);
@@ -68,10 +79,16 @@ impl Reverse<'_> {
             let end = LLVMBuildIsNull(self.e.b, node, c"".as_ptr());
             LLVMBuildCondBr(self.e.b, end, done, body);
             LLVMPositionBuilderAtEnd(self.e.b, body);
-            let mut off = [LLVMConstInt(i64t, 8, 0)];
-            let field = LLVMBuildGEP2(self.e.b, i8t, node, off.as_mut_ptr(), 1, c"".as_ptr());
-            let s = LLVMBuildLoad2(self.e.b, ptr, field, c"".as_ptr());
-            self.e.call(free, &mut [s]);
+            let field = |offset: u64| {
+                let mut off = [LLVMConstInt(i64t, offset, 0)];
+                LLVMBuildGEP2(self.e.b, i8t, node, off.as_mut_ptr(), 1, c"".as_ptr())
+            };
+            let s = LLVMBuildLoad2(self.e.b, ptr, field(8), c"".as_ptr());
+            let dealloc = LLVMBuildLoad2(self.e.b, ptr, field(16), c"".as_ptr());
+            let mut params = [ptr];
+            let fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 1, 0);
+            let mut args = [s];
+            LLVMBuildCall2(self.e.b, fty, dealloc, args.as_mut_ptr(), 1, c"".as_ptr());
             let next = LLVMBuildLoad2(self.e.b, ptr, node, c"".as_ptr());
             self.e.call(free, &mut [node]);
             LLVMBuildStore(self.e.b, next, head);
@@ -80,10 +97,12 @@ impl Reverse<'_> {
         }
     }
 
-    /// Whether `p` never points into a block this function allocates and
-    /// keeps to itself (whose shadow the reverse of its allocation frees).
-    /// A pointer that may be either is kept out of the list (its shadow may
-    /// leak, but is never freed twice).
+    /// Whether every block `p` may point into is one whose shadow nothing
+    /// else frees: a block the caller owns (an argument, or a pointer read
+    /// from memory the caller can see) or one this function allocated and
+    /// handed to such memory. A pointer that may be anything else (read from
+    /// the function's own memory, returned by a call) is kept out of the
+    /// list: its shadow may leak, but is never freed twice.
     fn frees_foreign_block(&self, p: Value) -> bool {
         let mut stack = vec![p];
         let mut seen = Vec::new();
@@ -92,19 +111,25 @@ impl Reverse<'_> {
                 continue;
             }
             seen.push(v);
-            if !ir::is_instruction(v) {
+            if ir::is_argument(v) || ir::is_unmapped_address(v) || unsafe { !LLVMIsAConstantPointerNull(v).is_null() } {
                 continue;
             }
+            if !ir::is_instruction(v) {
+                return false;
+            }
             match ir::opcode(v) {
-                llvm_sys::LLVMOpcode::LLVMGetElementPtr | llvm_sys::LLVMOpcode::LLVMBitCast => {
-                    stack.push(ir::operand(v, 0))
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => stack.push(ir::operand(v, 0)),
+                LLVMOpcode::LLVMPHI => stack.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
+                LLVMOpcode::LLVMSelect => stack.extend([ir::operand(v, 1), ir::operand(v, 2)]),
+                LLVMOpcode::LLVMLoad => {
+                    // Read from the caller's memory (through its pointer arguments).
+                    if !ir::is_argument(crate::layout::root_of(ir::operand(v, 0))) {
+                        return false;
+                    }
                 }
-                llvm_sys::LLVMOpcode::LLVMPHI => stack.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
-                llvm_sys::LLVMOpcode::LLVMSelect => stack.extend([ir::operand(v, 1), ir::operand(v, 2)]),
                 _ => {
-                    if matches!(classify(v), Kind::Alloc(_) | Kind::Realloc | Kind::Alloca)
-                        && !self.mem.escaping.contains(&v)
-                    {
+                    let escaping_alloc = matches!(classify(v), Kind::Alloc(_)) && self.mem.escaping.contains(&v);
+                    if !escaping_alloc {
                         return false;
                     }
                 }
