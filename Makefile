@@ -32,7 +32,7 @@ apt-install:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps target/enzyme-rs-plugin.so target/enzyme-rs-rules.bc
+build: deps target/enzyme-rs-plugin.so target/enzyme-rs-rules.bc target/enzyme-rs-rules-fortran.bc
 	$(CARGO) build --release --locked -p enzyme-wrappers -p cargo-enzyme
 
 # The clang plugin (Enzyme's attributes, registered functions kept out of
@@ -52,10 +52,16 @@ target/enzyme-rs-rules.bc: $(RULES) $(wildcard wrappers/rules/*.h) | deps
 	done
 	$(LLVM_PREFIX)/bin/llvm-link $(patsubst wrappers/rules/%.c,target/rules/%.bc,$(RULES)) -o $@
 
+# The Fortran routines as flang calls them (hidden string lengths): their
+# declarations differ from the C ones above, so they are a bitcode file of their own.
+target/enzyme-rs-rules-fortran.bc: $(wildcard wrappers/rules/fortran/*.c) $(wildcard wrappers/rules/*.h) | deps
+	mkdir -p target/rules
+	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm wrappers/rules/fortran/blas.c -o $@
+
 install: build
 	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme $(PREFIX)/lib/enzyme-rs
 	install -m 755 target/enzyme-rs-plugin.so $(PREFIX)/lib/enzyme-rs/
-	install -m 644 target/enzyme-rs-rules.bc $(PREFIX)/lib/enzyme-rs/
+	install -m 644 target/enzyme-rs-rules.bc target/enzyme-rs-rules-fortran.bc $(PREFIX)/lib/enzyme-rs/
 	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/enzyme-fortran \
 	  target/release/cargo-enzyme $(PREFIX)/bin/
 	ln -sf enzyme-cxx $(PREFIX)/bin/enzyme-c++

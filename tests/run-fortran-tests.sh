@@ -38,6 +38,9 @@ for config in "-O1" "-O2" "-O3" "-O2 -g -gdwarf-4"; do
   # C main, Fortran kernels: one module, one gradient through both languages.
   # shellcheck disable=SC2086
   run mixed "$config" "$CC" $config -I"$here/c" "$here/fortran/kernels.f90" "$here/fortran/mixed_main.c" -lm
+  # Fortran calling BLAS (flang's hidden string lengths), from a C main.
+  # shellcheck disable=SC2086
+  run blas "$config" "$CC" $config -I"$here/c" "$here/fortran/blas_kernels.f90" "$here/fortran/blas_main.c" -lblas -lm
 done
 # -O0: flang's runtime calls for array intrinsics are refused clearly, with no output.
 log=$(cd "$build" && "$FC" -O0 -g "$here/fortran/kernels.f90" "$here/fortran/main.f90" -o "$build/o0" 2>&1)

@@ -94,7 +94,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         progress.phase("merging bitcode");
         let module = merge(&ctx, g.objects, g.members, !matches!(level, OptLevel::O0 | OptLevel::O1))?;
         // Derivatives of the library functions (BLAS, qsort) the program calls.
-        if let Some(rules) = crate::toolchain::find_library_rules() {
+        for rules in crate::toolchain::find_library_rules() {
             bitcode::link_rules(&ctx, &module, &rules)?;
         }
         // Fortran code calls its runtime, which clang does not link by itself.

@@ -167,14 +167,22 @@ fn find_plugin() -> Option<PathBuf> {
     find_installed("ENZYME_PLUGIN", PLUGIN_FILE)
 }
 
-/// The bitcode of our derivative rules for library functions (BLAS, `qsort`:
-/// `wrappers/rules/*.c`), installed beside the plugin; `None` if it is not there.
-pub fn find_library_rules() -> Option<PathBuf> {
-    find_installed("ENZYME_LIBRARY_RULES", LIBRARY_RULES_FILE)
+/// The bitcode files of our derivative rules for library functions (BLAS,
+/// LAPACK, `qsort`: `wrappers/rules/*.c`; the Fortran BLAS as flang calls
+/// it: `wrappers/rules/fortran/*.c`), installed beside the plugin; those
+/// that are there.
+pub fn find_library_rules() -> Vec<PathBuf> {
+    [("ENZYME_LIBRARY_RULES", LIBRARY_RULES_FILE), ("ENZYME_FORTRAN_RULES", FORTRAN_RULES_FILE)]
+        .into_iter()
+        .filter_map(|(var, file)| find_installed(var, file))
+        .collect()
 }
 
 /// The library rules' file name in `<prefix>/lib/enzyme-rs/`.
 pub const LIBRARY_RULES_FILE: &str = "enzyme-rs-rules.bc";
+
+/// The rules for Fortran BLAS as flang calls it, beside them.
+pub const FORTRAN_RULES_FILE: &str = "enzyme-rs-rules-fortran.bc";
 
 /// A file `make install` puts in `<prefix>/lib/enzyme-rs/` (or `make build`
 /// in `target/`), or the path in environment variable `var`.

@@ -32,13 +32,6 @@ double ddot_(const int *n, const double *x, const int *incx, const double *y, co
 void daxpy_(const int *n, const double *alpha, const double *x, const int *incx, double *y, const int *incy);
 void dscal_(const int *n, const double *alpha, double *x, const int *incx);
 double dnrm2_(const int *n, const double *x, const int *incx);
-/* As C programs declare them (no hidden lengths of the character arguments). */
-void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a, const int *lda,
-            const double *x, const int *incx, const double *beta, double *y, const int *incy);
-void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
-            const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
-            const int *ldc);
-
 /* A contiguous copy of n strided elements (BLAS order for negative strides). */
 static inline double *saved(int n, const double *x, int inc) {
   double *s = malloc((n > 0 ? n : 1) * sizeof(double));
