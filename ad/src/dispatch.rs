@@ -30,7 +30,7 @@ pub(crate) fn devirtualize(module: LLVMModuleRef, f: Value, is_clone: &dyn Fn(Va
         if unsafe { LLVMIsFunctionVarArg(fty) } != 0 {
             continue;
         }
-        let targets: Vec<Value> = functions(module)
+        let targets: Vec<Value> = ir::functions(module)
             .into_iter()
             .filter(|g| {
                 // Declarations too: a libm function has a rule, and any other
@@ -45,7 +45,7 @@ pub(crate) fn devirtualize(module: LLVMModuleRef, f: Value, is_clone: &dyn Fn(Va
         if targets.is_empty() {
             // Its target is outside the program (a shared library's virtual
             // function, as `std::endl`'s `widen`): said to `classify`.
-            mark(call, NO_CANDIDATES);
+            ir::set_flag(call, NO_CANDIDATES);
             continue;
         }
         if targets.len() > MAX_TARGETS {
@@ -82,23 +82,10 @@ pub(crate) fn devirtualize(module: LLVMModuleRef, f: Value, is_clone: &dyn Fn(Va
 /// Metadata on an indirect call no function of the program can be the target of.
 const NO_CANDIDATES: &str = "enzyme_rs.no_candidates";
 
-fn mark(call: Value, kind: &str) {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
-        let k = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
-        let empty = LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
-        LLVMSetMetadata(call, k, LLVMMetadataAsValue(ctx, empty));
-    }
-}
-
 /// Whether an indirect call was found to have no candidate target in the
 /// program (see [`devirtualize`]).
 pub(crate) fn has_no_candidates(call: Value) -> bool {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
-        let k = LLVMGetMDKindIDInContext(ctx, NO_CANDIDATES.as_ptr() as *const _, NO_CANDIDATES.len() as u32);
-        !LLVMGetMetadata(call, k).is_null()
-    }
+    ir::has_flag(call, NO_CANDIDATES)
 }
 
 /// A call whose callee is neither a function nor inline assembly.
@@ -107,18 +94,6 @@ fn is_indirect(call: Value) -> bool {
     unsafe {
         LLVMIsAFunction(callee).is_null() && LLVMIsAInlineAsm(callee).is_null() && ir::called_function(call).is_none()
     }
-}
-
-fn functions(module: LLVMModuleRef) -> Vec<Value> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut f = LLVMGetFirstFunction(module);
-        while !f.is_null() {
-            out.push(f);
-            f = LLVMGetNextFunction(f);
-        }
-    }
-    out
 }
 
 /// Whether `g`'s address is used other than to call it, or than by Enzyme's
@@ -194,27 +169,12 @@ fn dispatcher(module: LLVMModuleRef, fty: LLVMTypeRef, targets: &[Value], where_
         );
         let text = ir::cstring(&message);
         let msg = LLVMBuildGlobalString(b, text.as_ptr(), c"enzyme_rs.dispatch.message".as_ptr());
-        let i32t = LLVMInt32TypeInContext(ctx);
-        let puts = declared(module, "puts", LLVMFunctionType(i32t, [ptr_t].as_mut_ptr(), 1, 0));
-        let fflush = declared(module, "fflush", LLVMFunctionType(i32t, [ptr_t].as_mut_ptr(), 1, 0));
-        let abort = crate::runtime::libc_function(module, "abort");
+        let [puts, fflush, abort] = ["puts", "fflush", "abort"].map(|n| crate::runtime::libc_function(module, n));
         LLVMBuildCall2(b, ir::function_type(puts), puts, [msg].as_mut_ptr(), 1, c"".as_ptr());
         LLVMBuildCall2(b, ir::function_type(fflush), fflush, [LLVMConstNull(ptr_t)].as_mut_ptr(), 1, c"".as_ptr());
         LLVMBuildCall2(b, ir::function_type(abort), abort, std::ptr::null_mut(), 0, c"".as_ptr());
         LLVMBuildUnreachable(b);
         LLVMDisposeBuilder(b);
         d
-    }
-}
-
-/// The module's function `name`, declared with `ty` if it is not there.
-fn declared(module: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> Value {
-    let cname = ir::cstring(name);
-    unsafe {
-        let f = LLVMGetNamedFunction(module, cname.as_ptr());
-        if !f.is_null() {
-            return f;
-        }
-        LLVMAddFunction(module, cname.as_ptr(), ty)
     }
 }

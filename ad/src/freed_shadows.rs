@@ -104,37 +104,18 @@ impl Reverse<'_> {
     /// the function's own memory, returned by a call) is kept out of the
     /// list: its shadow may leak, but is never freed twice.
     fn frees_foreign_block(&self, p: Value) -> bool {
-        let mut stack = vec![p];
-        let mut seen = Vec::new();
-        while let Some(v) = stack.pop() {
-            if seen.contains(&v) {
-                continue;
+        ir::pointer_bases(p).into_iter().all(|b| {
+            if ir::is_argument(b) || ir::is_unmapped_address(b) || unsafe { !LLVMIsAConstantPointerNull(b).is_null() } {
+                return true;
             }
-            seen.push(v);
-            if ir::is_argument(v) || ir::is_unmapped_address(v) || unsafe { !LLVMIsAConstantPointerNull(v).is_null() } {
-                continue;
-            }
-            if !ir::is_instruction(v) {
+            if !ir::is_instruction(b) {
                 return false;
             }
-            match ir::opcode(v) {
-                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => stack.push(ir::operand(v, 0)),
-                LLVMOpcode::LLVMPHI => stack.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
-                LLVMOpcode::LLVMSelect => stack.extend([ir::operand(v, 1), ir::operand(v, 2)]),
-                LLVMOpcode::LLVMLoad => {
-                    // Read from the caller's memory (through its pointer arguments).
-                    if !ir::is_argument(crate::layout::root_of(ir::operand(v, 0))) {
-                        return false;
-                    }
-                }
-                _ => {
-                    let escaping_alloc = matches!(classify(v), Kind::Alloc(_)) && self.mem.escaping.contains(&v);
-                    if !escaping_alloc {
-                        return false;
-                    }
-                }
+            if ir::opcode(b) == LLVMOpcode::LLVMLoad {
+                // Read from the caller's memory (through its pointer arguments).
+                return ir::is_argument(crate::layout::root_of(ir::operand(b, 0)));
             }
-        }
-        true
+            matches!(classify(b), Kind::Alloc(_)) && self.mem.escaping.contains(&b)
+        })
     }
 }

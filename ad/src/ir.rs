@@ -542,6 +542,72 @@ pub(crate) fn copy_debug_location(from: Value, to: Value) {
     }
 }
 
+/// The module's functions, in order.
+pub(crate) fn functions(module: LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            out.push(f);
+            f = LLVMGetNextFunction(f);
+        }
+    }
+    out
+}
+
+/// The module's global variables, in order.
+pub(crate) fn globals(module: LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut g = LLVMGetFirstGlobal(module);
+        while !g.is_null() {
+            out.push(g);
+            g = LLVMGetNextGlobal(g);
+        }
+    }
+    out
+}
+
+/// The values a pointer may be, through address arithmetic, casts, phis
+/// and selects: what it is based on (allocations, loads, arguments,
+/// globals, nulls, call results).
+pub(crate) fn pointer_bases(p: Value) -> Vec<Value> {
+    let (mut out, mut seen, mut stack) = (Vec::new(), Vec::new(), vec![p]);
+    while let Some(v) = stack.pop() {
+        if seen.contains(&v) {
+            continue;
+        }
+        seen.push(v);
+        if !is_instruction(v) {
+            out.push(v);
+            continue;
+        }
+        match opcode(v) {
+            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+                stack.push(operand(v, 0))
+            }
+            LLVMOpcode::LLVMPHI => stack.extend(incoming(v).into_iter().map(|(x, _)| x)),
+            LLVMOpcode::LLVMSelect => stack.extend([operand(v, 1), operand(v, 2)]),
+            _ => out.push(v),
+        }
+    }
+    out
+}
+
+/// Tags an instruction with an empty `!kind` node (a flag for later passes).
+pub(crate) fn set_flag(i: Value, kind: &str) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(i));
+        let empty = LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
+        LLVMSetMetadata(i, md_kind(ctx, kind), LLVMMetadataAsValue(ctx, empty));
+    }
+}
+
+/// Whether an instruction carries `!kind` (see [`set_flag`]).
+pub(crate) fn has_flag(i: Value, kind: &str) -> bool {
+    unsafe { !LLVMGetMetadata(i, md_kind(LLVMGetTypeContext(LLVMTypeOf(i)), kind)).is_null() }
+}
+
 fn md_kind(ctx: LLVMContextRef, kind: &str) -> u32 {
     unsafe { LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32) }
 }

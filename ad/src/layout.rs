@@ -160,14 +160,13 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
 /// through its blocks is one float), so a struct element with fields the
 /// function does not touch is never taken for floats.
 fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
-    let mut blocks = Vec::new();
-    allocations_reached(ir::operand(copy, 0), &mut blocks, &mut Vec::new())?;
-    let mut sources = Vec::new();
-    let slot = if allocations_reached(ir::operand(copy, 1), &mut sources, &mut Vec::new()).is_some() {
-        blocks.extend(sources.into_iter().filter(|b| !blocks.contains(b)).collect::<Vec<_>>());
-        None
-    } else {
-        Some(ContainerSlot::of(ir::operand(copy, 1), &blocks)?)
+    let mut blocks = allocations_reached(ir::operand(copy, 0))?;
+    let slot = match allocations_reached(ir::operand(copy, 1)) {
+        Some(sources) => {
+            blocks.extend(sources.into_iter().filter(|b| !blocks.contains(b)).collect::<Vec<_>>());
+            None
+        }
+        None => Some(ContainerSlot::of(ir::operand(copy, 1), &blocks)?),
     };
     // Everything derived from the blocks' addresses, and how it is used.
     let mut derived: Vec<Value> = blocks.clone();
@@ -206,9 +205,8 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                     let is_copy = name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove");
                     if is_copy && ir::operand(u, 0) == p {
                         // A copy into the blocks comes from the blocks (or the container's old block).
-                        let mut from = Vec::new();
-                        let within = allocations_reached(ir::operand(u, 1), &mut from, &mut Vec::new()).is_some()
-                            && from.iter().all(|b| blocks.contains(b));
+                        let within = allocations_reached(ir::operand(u, 1))
+                            .is_some_and(|from| from.iter().all(|b| blocks.contains(b)));
                         let from_slot = slot
                             .as_ref()
                             .is_some_and(|s| ContainerSlot::of(ir::operand(u, 1), &blocks).as_ref() == Some(s));
@@ -257,19 +255,16 @@ impl ContainerSlot {
     /// The slot `old` (through address arithmetic and phis) was loaded from,
     /// if the function also stores a pointer into `blocks` there.
     fn of(old: Value, blocks: &[Value]) -> Option<ContainerSlot> {
-        let mut loads = Vec::new();
-        loads_reached(old, &mut loads, &mut Vec::new())?;
+        let loads = loads_reached(old)?;
         let slot = ir::operand(*loads.first()?, 0);
         if !loads.iter().all(|l| ir::operand(*l, 0) == slot) {
             return None;
         }
         let stores_new = ir::users(slot).into_iter().any(|u| {
-            ir::opcode(u) == LLVMOpcode::LLVMStore && ir::operand(u, 1) == slot && {
-                let mut to = Vec::new();
-                allocations_reached(ir::operand(u, 0), &mut to, &mut Vec::new()).is_some()
-                    && !to.is_empty()
-                    && to.iter().all(|b| blocks.contains(b))
-            }
+            ir::opcode(u) == LLVMOpcode::LLVMStore
+                && ir::operand(u, 1) == slot
+                && allocations_reached(ir::operand(u, 0))
+                    .is_some_and(|to| !to.is_empty() && to.iter().all(|b| blocks.contains(b)))
         });
         stores_new.then(|| ContainerSlot { slot, object: object_of(slot) })
     }
@@ -294,35 +289,8 @@ fn object_of(mut p: Value) -> Value {
 
 /// The pointer loads `p` may come from, through address arithmetic, phis
 /// and selects (nulls aside); `None` if anything else.
-fn loads_reached(p: Value, out: &mut Vec<Value>, seen: &mut Vec<Value>) -> Option<()> {
-    if seen.contains(&p) {
-        return Some(());
-    }
-    seen.push(p);
-    if unsafe { !LLVMIsAConstantPointerNull(p).is_null() } {
-        return Some(());
-    }
-    if !ir::is_instruction(p) {
-        return None;
-    }
-    match ir::opcode(p) {
-        LLVMOpcode::LLVMLoad => {
-            out.push(p);
-            Some(())
-        }
-        LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => loads_reached(ir::operand(p, 0), out, seen),
-        LLVMOpcode::LLVMPHI => {
-            for (v, _) in ir::incoming(p) {
-                loads_reached(v, out, seen)?;
-            }
-            Some(())
-        }
-        LLVMOpcode::LLVMSelect => {
-            loads_reached(ir::operand(p, 1), out, seen)?;
-            loads_reached(ir::operand(p, 2), out, seen)
-        }
-        _ => None,
-    }
+fn loads_reached(p: Value) -> Option<Vec<Value>> {
+    bases_all(p, |b| ir::is_instruction(b) && ir::opcode(b) == LLVMOpcode::LLVMLoad)
 }
 
 /// Whether address arithmetic steps by whole elements of one float: indexes
@@ -346,44 +314,22 @@ fn is_one_element_step(gep: Value, elem: Elem) -> bool {
 /// The allocation calls (C and C++ allocators) `p` may point into, through
 /// address arithmetic, phis and selects, nulls aside; `None` if it may point
 /// anywhere else.
-fn allocations_reached(p: Value, out: &mut Vec<Value>, seen: &mut Vec<Value>) -> Option<()> {
-    if seen.contains(&p) {
-        return Some(());
-    }
-    seen.push(p);
-    unsafe {
-        if !LLVMIsAConstantPointerNull(p).is_null() {
-            return Some(());
-        }
-    }
-    if !ir::is_instruction(p) {
-        return None;
-    }
-    match ir::opcode(p) {
-        LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => allocations_reached(ir::operand(p, 0), out, seen),
-        LLVMOpcode::LLVMPHI => {
-            for (v, _) in ir::incoming(p) {
-                allocations_reached(v, out, seen)?;
-            }
-            Some(())
-        }
-        LLVMOpcode::LLVMSelect => {
-            allocations_reached(ir::operand(p, 1), out, seen)?;
-            allocations_reached(ir::operand(p, 2), out, seen)
-        }
-        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
-            let callee = ir::called_function(p)?;
-            let name = ir::name(callee);
-            if ir::is_declaration(callee) && crate::kind::ALLOCATORS.iter().any(|a| a.name == name) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-                return Some(());
-            }
-            None
-        }
-        _ => None,
-    }
+fn allocations_reached(p: Value) -> Option<Vec<Value>> {
+    bases_all(p, |b| {
+        ir::is_instruction(b)
+            && ir::is_call_or_invoke(b)
+            && ir::called_function(b).is_some_and(|callee| {
+                let name = ir::name(callee);
+                ir::is_declaration(callee) && crate::kind::ALLOCATORS.iter().any(|a| a.name == name)
+            })
+    })
+}
+
+/// `p`'s bases (see [`ir::pointer_bases`]) other than nulls, if every one is `wanted`.
+fn bases_all(p: Value, wanted: impl Fn(Value) -> bool) -> Option<Vec<Value>> {
+    let bases: Vec<Value> =
+        ir::pointer_bases(p).into_iter().filter(|b| unsafe { LLVMIsAConstantPointerNull(*b).is_null() }).collect();
+    bases.iter().all(|b| wanted(*b)).then_some(bases)
 }
 
 /// A stack slot's fields as the layout of a copy starting at the slot: one

@@ -599,21 +599,7 @@ fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
 /// address arithmetic, phis and selects (a block or null, as
 /// `std::vector`'s `_M_allocate` returns at -O0).
 fn heap_roots(v: Value, kind_of: &impl Fn(Value) -> Kind) -> Vec<Value> {
-    let (mut out, mut seen, mut stack) = (Vec::new(), Vec::new(), vec![v]);
-    while let Some(x) = stack.pop() {
-        if seen.contains(&x) || !ir::is_instruction(x) {
-            continue;
-        }
-        seen.push(x);
-        match ir::opcode(x) {
-            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => stack.push(ir::operand(x, 0)),
-            LLVMOpcode::LLVMPHI => stack.extend(ir::incoming(x).into_iter().map(|(y, _)| y)),
-            LLVMOpcode::LLVMSelect => stack.extend([ir::operand(x, 1), ir::operand(x, 2)]),
-            _ if is_heap(x, kind_of) => out.push(x),
-            _ => {}
-        }
-    }
-    out
+    ir::pointer_bases(v).into_iter().filter(|b| is_heap(*b, kind_of)).collect()
 }
 
 /// Whether a pointer base is memory of the differentiated code itself (a

@@ -422,11 +422,9 @@ pub(crate) fn mark_unwinding_call(t: Value) {
     let kind = ir::attr_kind("nounwind");
     unsafe {
         let ctx = LLVMGetTypeContext(LLVMTypeOf(t));
-        let md_kind = LLVMGetMDKindIDInContext(ctx, WAS_INVOKE.as_ptr() as *const _, WAS_INVOKE.len() as u32);
-        let empty = LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
         LLVMAddCallSiteAttribute(t, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
-        LLVMSetMetadata(t, md_kind, LLVMMetadataAsValue(ctx, empty));
     }
+    ir::set_flag(t, WAS_INVOKE);
 }
 
 /// Replaces every operand of `i` found in `map`.

@@ -91,7 +91,7 @@ pub fn read(module: LLVMModuleRef) -> Result<(), Vec<Diagnostic>> {
 }
 
 fn read_globals(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
-    for g in globals(module) {
+    for g in ir::globals(module) {
         let name = ir::name(g);
         if name.starts_with("__enzyme_") {
             let Some((_, kind)) = REGISTRATIONS.iter().find(|(p, _)| name.starts_with(p)) else {
@@ -307,7 +307,7 @@ fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
 /// Function attributes in Enzyme's spelling, and calls of `__enzyme_*`
 /// functions the engine does not implement.
 fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
-    for f in functions(module) {
+    for f in ir::functions(module) {
         for a in string_attrs(f) {
             if a.starts_with("enzyme_")
                 && ![INACTIVE, MATH, ALLOCATOR, DEALLOCATOR, DEALLOCATOR_FN].contains(&a.as_str())
@@ -470,7 +470,7 @@ pub(crate) fn is_deallocation_like(f: Value) -> bool {
 /// After differentiation: registered functions may be inlined again, and
 /// `__enzyme_ignore_derivatives(x)` becomes `x`.
 pub(crate) fn finish(module: LLVMModuleRef) {
-    for f in functions(module) {
+    for f in ir::functions(module) {
         if has_fn_attr(f, HELD_OUT_OF_LINE) {
             unsafe {
                 LLVMRemoveEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, ir::attr_kind("noinline"));
@@ -501,7 +501,7 @@ pub(crate) fn finish(module: LLVMModuleRef) {
 /// Functions with a registered meaning stay out of line until differentiation is done.
 fn hold_out_of_line(module: LLVMModuleRef) {
     let noinline = ir::attr_kind("noinline");
-    for f in functions(module) {
+    for f in ir::functions(module) {
         let registered = has_fn_attr(f, INACTIVE)
             || has_fn_attr(f, MATH)
             || has_fn_attr(f, ALLOCATOR)
@@ -702,30 +702,6 @@ fn calls_of(f: Value) -> Vec<Value> {
                 out.push(user);
             }
             u = LLVMGetNextUse(u);
-        }
-    }
-    out
-}
-
-fn globals(module: LLVMModuleRef) -> Vec<Value> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut g = LLVMGetFirstGlobal(module);
-        while !g.is_null() {
-            out.push(g);
-            g = LLVMGetNextGlobal(g);
-        }
-    }
-    out
-}
-
-fn functions(module: LLVMModuleRef) -> Vec<Value> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut f = LLVMGetFirstFunction(module);
-        while !f.is_null() {
-            out.push(f);
-            f = LLVMGetNextFunction(f);
         }
     }
     out

@@ -32,8 +32,8 @@ pub(crate) fn function_named(module: LLVMModuleRef, name: &str) -> Value {
     existing(module, name).unwrap_or_else(|| libc_function(module, name))
 }
 
-/// `realloc`, `free`, `abort` or a C++ `operator delete`, declared in the
-/// module if needed.
+/// `malloc`, `realloc`, `free`, `abort`, `puts`, `fflush` or a C++ `operator
+/// delete`, declared in the module if needed.
 pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
     if let Some(f) = existing(module, name) {
         return f;
@@ -48,7 +48,11 @@ pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
         "malloc_usable_size" => add_function(module, name, i64t, &mut [ptr_t]),
         "free" | "_ZdlPv" | "_ZdaPv" => add_function(module, name, void_t, &mut [ptr_t]),
         "abort" => add_function(module, name, void_t, &mut []),
-        _ => unreachable!("only the tape's libc functions"),
+        "puts" | "fflush" => {
+            let i32t = unsafe { LLVMInt32TypeInContext(LLVMGetModuleContext(module)) };
+            add_function(module, name, i32t, &mut [ptr_t])
+        }
+        _ => unreachable!("only the libc functions generated code calls"),
     }
 }
 
