@@ -29,6 +29,9 @@ pub(crate) struct SplitIo {
     pub seed: Option<u32>,
     /// Index of the first float parameter's adjoint, written by the reverse part.
     pub adjoints: u32,
+    /// The address of the list of freed shadows the outermost derivative
+    /// frees at its end (see `freed_shadows`), written by the caller.
+    pub freed: u32,
 }
 
 impl SplitIo {
@@ -45,7 +48,9 @@ impl SplitIo {
         });
         let adjoints = fields.len() as u32;
         fields.extend(ir::params(f).iter().map(|p| ir::type_of(*p)).filter(|t| ir::is_float(*t)));
-        SplitIo { ty: struct_type(ctx, &fields), result, seed, adjoints }
+        let freed = fields.len() as u32;
+        fields.push(unsafe { llvm_sys::core::LLVMPointerTypeInContext(ctx, 0) });
+        SplitIo { ty: struct_type(ctx, &fields), result, seed, adjoints, freed }
     }
 
     /// The address of field `k` in buffer `io`.

@@ -197,6 +197,13 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "_ZSt16__ostream_insertIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_PKS3_l",
     "_ZSt4endlIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_",
     "_ZNKSt5ctypeIcE13_M_widen_initEv",
+    // `std::unordered_map`'s bucket-count policy and string hashing: integer
+    // results from sizes, counts and key bytes (the policy's float is its
+    // maximum load factor, not data).
+    "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+    "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
+    "_ZSt11_Hash_bytesPKvmm",
+    "_ZSt15_Fnv_hash_bytesPKvmm",
 ];
 
 /// compiler-rt's complex multiplication and division, which clang calls

@@ -15,6 +15,8 @@ pub(crate) struct Emitter {
     pub ctx: LLVMContextRef,
     pub module: LLVMModuleRef,
     pub b: LLVMBuilderRef,
+    /// `enzyme_strong_zero`: a zero seed times any partial gives zero.
+    pub strong_zero: bool,
 }
 
 impl Drop for Emitter {
@@ -43,7 +45,7 @@ impl Emitter {
     pub fn new(module: LLVMModuleRef) -> Emitter {
         unsafe {
             let ctx = LLVMGetModuleContext(module);
-            Emitter { ctx, module, b: LLVMCreateBuilderInContext(ctx) }
+            Emitter { ctx, module, b: LLVMCreateBuilderInContext(ctx), strong_zero: false }
         }
     }
 
@@ -264,12 +266,13 @@ impl Emitter {
                 let p = self.eval(e, ty, args, result);
                 let p = self.as_float(p, ty);
                 let c = self.fmul(p, seed);
-                if ir::vector_lanes(ty).is_none() {
+                if ir::vector_lanes(ty).is_none() && !self.strong_zero {
                     return Some(c);
                 }
                 // Lanes the program never reads may hold poison or infinities
-                // (optimised code leaves them undefined): a lane whose seed is
-                // zero contributes exactly zero, not `0 · inf`.
+                // (optimised code leaves them undefined), and strong zero asks
+                // it everywhere: a zero seed contributes exactly zero, not
+                // `0 · inf` (NaN).
                 unsafe {
                     let z = self.zero(ty);
                     let is_zero = LLVMBuildFCmp(self.b, LLVMRealPredicate::LLVMRealOEQ, seed, z, EMPTY);

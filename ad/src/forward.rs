@@ -27,10 +27,11 @@ pub(crate) struct Forward<'g> {
 }
 
 impl<'g> Forward<'g> {
-    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value) {
+    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value, strong_zero: bool) {
         let cfg = Cfg::new(f);
         let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
-        let e = Emitter::new(g.module());
+        let mut e = Emitter::new(g.module());
+        e.strong_zero = strong_zero;
         let (map, tan, sh) = map_params(f, d, dup, Mode::Forward);
         // A first block of its own, so the body's entry may be a loop header.
         let prologue_block = e.append_block(d, "prologue");
@@ -137,7 +138,7 @@ impl<'g> Forward<'g> {
             // go through its derivative; the others are cloned below.
             Kind::Call(callee) if ir::is_float(t) || self.call_mask(i).contains(&true) => {
                 let mask = self.call_mask(i);
-                let g = self.g.request(Request::new(Mode::Forward, callee, &mask));
+                let g = self.g.request(Request::new(Mode::Forward, callee, &mask).strong_zero(self.e.strong_zero));
                 let mut args = Vec::new();
                 for k in 0..ir::call_arg_count(i) {
                     let a = ir::operand(i, k);
@@ -191,6 +192,8 @@ impl<'g> Forward<'g> {
                 } else if self.mem.int_stores_clearing.contains(&i) {
                     // Integers written over what may be floats: zero tangent there.
                     self.e.store_like(self.e.zero(vt), self.sh.of(p), i);
+                } else if self.mem.int_stores_mirrored.contains(&i) {
+                    self.e.store_like(self.val(v), self.sh.of(p), i);
                 }
             }
             Kind::MemSet if shadowed(ir::operand(i, 0)) => {

@@ -5,8 +5,11 @@
 //! shadow after the primal `free` (the adjoints of what was copied out of the
 //! block flow back into it), and nothing else frees it: the forward sweep
 //! keeps it in a list, and the end of the reverse sweep frees the list.
-//! Blocks the function allocates and keeps to itself have their shadows
-//! freed by the reverse of their allocation instead.
+//! Blocks the function allocates and keeps to itself (not escaping, never
+//! put in memory) have their shadows freed by the reverse of their
+//! allocation instead.
+
+use std::collections::HashSet;
 
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
@@ -22,7 +25,7 @@ impl Reverse<'_> {
     /// end of the reverse sweep, when no other part of the derivative frees it.
     pub(crate) fn keep_freed_shadow(&mut self, i: Value) {
         let p = ir::operand(i, 0);
-        if self.split.is_some() || self.mem.status(p) != PtrStatus::Shadowed || !self.frees_foreign_block(p) {
+        if self.mem.status(p) != PtrStatus::Shadowed || !self.frees_foreign_block(p) {
             return;
         }
         // The shadow goes back the way the primal does (one-argument forms).
@@ -37,15 +40,7 @@ impl Reverse<'_> {
         unsafe {
             let ptr = LLVMPointerTypeInContext(self.e.ctx, 0);
             let i64t = LLVMInt64TypeInContext(self.e.ctx);
-            let head = match self.freed_shadows {
-                Some(h) => h,
-                None => {
-                    let h = LLVMBuildAlloca(self.slots, ptr, c"freed_shadows".as_ptr());
-                    LLVMBuildStore(self.slots, LLVMConstNull(ptr), h);
-                    self.freed_shadows = Some(h);
-                    h
-                }
-            };
+            let head = self.freed_list();
             // A list node: { next, shadow, deallocation function }.
             let malloc = libc_function(self.g.module(), "malloc");
             let node = self.e.call(malloc, &mut [LLVMConstInt(i64t, 24, 0)]);
@@ -61,8 +56,28 @@ impl Reverse<'_> {
         }
     }
 
-    /// End of the reverse sweep: frees the kept shadows and the list.
+    /// The slot holding the head of the list of kept shadows: this
+    /// derivative's own (made on first use), or, in a split derivative, the
+    /// one of the derivative that called it.
+    pub(crate) fn freed_list(&mut self) -> Value {
+        if let Some(h) = self.freed_shadows {
+            return h;
+        }
+        unsafe {
+            let ptr = LLVMPointerTypeInContext(self.e.ctx, 0);
+            let h = LLVMBuildAlloca(self.slots, ptr, c"freed_shadows".as_ptr());
+            LLVMBuildStore(self.slots, LLVMConstNull(ptr), h);
+            self.freed_shadows = Some(h);
+            h
+        }
+    }
+
+    /// End of the reverse sweep: frees the kept shadows and the list (in the
+    /// outermost derivative only: a split one's callers may still need them).
     pub(crate) fn free_kept_shadows(&mut self, d: Value) {
+        if self.split.is_some() {
+            return;
+        }
         let Some(head) = self.freed_shadows else { return };
         unsafe {
             let ctx = self.e.ctx;
@@ -97,13 +112,16 @@ impl Reverse<'_> {
         }
     }
 
-    /// Whether every block `p` may point into is one whose shadow nothing
-    /// else frees: a block the caller owns (an argument, or a pointer read
-    /// from memory the caller can see) or one this function allocated and
-    /// handed to such memory. A pointer that may be anything else (read from
-    /// the function's own memory, returned by a call) is kept out of the
-    /// list: its shadow may leak, but is never freed twice.
-    fn frees_foreign_block(&self, p: Value) -> bool {
+    /// Whether the shadow of every block `p` may point into is freed by no
+    /// other part of the derivative. The reverse of an allocation frees the
+    /// shadows of the function's own blocks that neither escape nor are put
+    /// in memory ([`Reverse::shadow_freed_with_allocation`]); none of those
+    /// can be read back from memory or come out of a call, so a pointer
+    /// read from memory (the nodes of a tree or list, the caller's or the
+    /// function's own) or returned by a call is listed. A pointer that may
+    /// be anything else is kept out of the list: its shadow may leak, but is
+    /// never freed twice.
+    fn frees_foreign_block(&mut self, p: Value) -> bool {
         ir::pointer_bases(p).into_iter().all(|b| {
             if ir::is_argument(b) || ir::is_unmapped_address(b) || unsafe { !LLVMIsAConstantPointerNull(b).is_null() } {
                 return true;
@@ -111,11 +129,74 @@ impl Reverse<'_> {
             if !ir::is_instruction(b) {
                 return false;
             }
-            if ir::opcode(b) == LLVMOpcode::LLVMLoad {
-                // Read from the caller's memory (through its pointer arguments).
-                return ir::is_argument(crate::layout::root_of(ir::operand(b, 0)));
+            match classify(b) {
+                Kind::Alloc(_) => !self.shadow_freed_with_allocation(b),
+                Kind::Realloc => false,
+                // Never what is freed: an iterator's choice between the nodes
+                // and a tree's header, which lives on the stack.
+                Kind::Alloca => true,
+                _ => matches!(ir::opcode(b), LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke),
             }
-            matches!(classify(b), Kind::Alloc(_)) && self.mem.escaping.contains(&b)
         })
     }
+
+    /// Whether the reverse of allocation `a` frees its shadow: the block
+    /// stays the function's own (does not escape) and its address is never
+    /// put in memory, converted to an integer or handed to a call, so every
+    /// use of the shadow is in this function and behind the reverse sweep
+    /// when it gets there. A block linked into a structure (a hash table's
+    /// bucket array) has its shadow freed where the primal frees the block.
+    pub(crate) fn shadow_freed_with_allocation(&mut self, a: Value) -> bool {
+        if self.mem.escaping.contains(&a) {
+            return false;
+        }
+        if self.linked_blocks.is_none() {
+            self.linked_blocks = Some(self.blocks_put_in_memory());
+        }
+        !self.linked_blocks.as_ref().is_some_and(|l| l.contains(&a))
+    }
+
+    /// The function's allocations whose addresses are stored, converted to
+    /// an integer or handed to a call (other than to free, fill or grow them).
+    fn blocks_put_in_memory(&self) -> HashSet<Value> {
+        let mut out = HashSet::new();
+        let mut add = |v: Value| {
+            for p in pointers_in(v) {
+                for b in ir::pointer_bases(p) {
+                    if ir::is_instruction(b) && matches!(classify(b), Kind::Alloc(_)) {
+                        out.insert(b);
+                    }
+                }
+            }
+        };
+        for i in self.cfg.order.iter().flat_map(|b| ir::instructions(*b)) {
+            match ir::opcode(i) {
+                LLVMOpcode::LLVMStore | LLVMOpcode::LLVMPtrToInt => add(ir::operand(i, 0)),
+                LLVMOpcode::LLVMAtomicRMW => add(ir::operand(i, 1)),
+                LLVMOpcode::LLVMAtomicCmpXchg => add(ir::operand(i, 2)),
+                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
+                    if !matches!(classify(i), Kind::Free | Kind::MemSet | Kind::MemCpy | Kind::Realloc) {
+                        (0..ir::call_arg_count(i)).for_each(|k| add(ir::operand(i, k)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// The pointers a value is made of: itself, or the elements inserted into an
+/// aggregate or vector.
+fn pointers_in(v: Value) -> Vec<Value> {
+    let t = ir::type_of(v);
+    if ir::is_pointer(t) {
+        return vec![v];
+    }
+    if ir::is_instruction(v) && matches!(ir::opcode(v), LLVMOpcode::LLVMInsertValue | LLVMOpcode::LLVMInsertElement) {
+        let mut out = pointers_in(ir::operand(v, 0));
+        out.extend(pointers_in(ir::operand(v, 1)));
+        return out;
+    }
+    Vec::new()
 }

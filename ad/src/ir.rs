@@ -588,10 +588,26 @@ pub(crate) fn pointer_bases(p: Value) -> Vec<Value> {
             }
             LLVMOpcode::LLVMPHI => stack.extend(incoming(v).into_iter().map(|(x, _)| x)),
             LLVMOpcode::LLVMSelect => stack.extend([operand(v, 1), operand(v, 2)]),
+            LLVMOpcode::LLVMCall => match returned_argument(v) {
+                Some(a) => stack.push(a),
+                None => out.push(v),
+            },
             _ => out.push(v),
         }
     }
     out
+}
+
+/// The argument a call returns, where the callee or the call marks a
+/// parameter `returned` (the result is that argument).
+pub(crate) fn returned_argument(call: Value) -> Option<Value> {
+    let kind = attr_kind("returned");
+    let callee = called_function(call);
+    (0..call_arg_count(call)).find_map(|k| unsafe {
+        let at_call = !LLVMGetCallSiteEnumAttribute(call, k + 1, kind).is_null();
+        let at_callee = callee.is_some_and(|f| !LLVMGetEnumAttributeAtIndex(f, k + 1, kind).is_null());
+        (at_call || at_callee).then(|| operand(call, k))
+    })
 }
 
 /// Tags an instruction with an empty `!kind` node (a flag for later passes).

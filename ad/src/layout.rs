@@ -458,7 +458,36 @@ pub(crate) fn all_zero_indices(gep: Value) -> bool {
     })
 }
 
-/// Scalar fields of a type with their byte offsets.
+/// The type of the field a `getelementptr` with constant indices into a
+/// struct addresses (`getelementptr %struct.pair, ptr %p, 0, 0` is the pair's
+/// first field), if no union is on the way: the source's own type for that
+/// access, which holds at -O0 where no TBAA tags say it.
+pub(crate) fn struct_field_type(gep: Value) -> Option<ir::Type> {
+    unsafe {
+        if LLVMIsAGetElementPtrInst(gep).is_null() {
+            return None;
+        }
+        let mut t = LLVMGetGEPSourceElementType(gep);
+        if ir::kind(t) != llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
+            return None;
+        }
+        for k in 2..ir::operand_count(gep) {
+            let idx = ir::operand(gep, k);
+            if LLVMIsAConstantInt(idx).is_null() {
+                return None;
+            }
+            t = match ir::kind(t) {
+                llvm_sys::LLVMTypeKind::LLVMStructTypeKind if !is_union(t) => {
+                    LLVMStructGetTypeAtIndex(t, LLVMConstIntGetZExtValue(idx) as u32)
+                }
+                llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => LLVMGetElementType(t),
+                _ => return None,
+            };
+        }
+        (!(ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMStructTypeKind && is_union(t))).then_some(t)
+    }
+}
+
 /// A struct type clang made for a C or C++ union (`%union.U`).
 fn is_union(t: ir::Type) -> bool {
     unsafe {
@@ -467,6 +496,7 @@ fn is_union(t: ir::Type) -> bool {
     }
 }
 
+/// Scalar fields of a type with their byte offsets.
 pub(crate) fn flatten(
     t: ir::Type,
     base: u64,

@@ -258,7 +258,7 @@ fn differentiate_round(
     let mut targets = Vec::new();
     for plan in plans {
         let clone = gen.prep.ensure(module, plan.function, &plan.known_functions()).expect("cloned above");
-        targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask()));
+        targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask(), plan.strong_zero));
     }
     gen.run();
     summary.activity.append(&mut gen.reports);

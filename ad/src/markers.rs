@@ -49,6 +49,8 @@ pub(crate) struct MarkerCall {
     pub sret: Option<(Value, Type)>,
     /// Loads of marker globals used by this call (erased when unused afterwards).
     pub marker_loads: Vec<Value>,
+    /// `enzyme_strong_zero` was given.
+    pub strong_zero: bool,
 }
 
 impl MarkerCall {
@@ -79,6 +81,11 @@ const UNSUPPORTED_ENTRY_POINTS: &[&str] = &[
     "__enzyme_error_estimate",
 ];
 
+/// The option marker asking that a zero tangent or adjoint times an
+/// infinite or NaN partial contribute zero (Enzyme's `checkedMul`); it takes
+/// no value and may stand anywhere after the function.
+const STRONG_ZERO: &str = "enzyme_strong_zero";
+
 /// Markers of Enzyme's C API that this version does not implement yet.
 const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_dupv",
@@ -96,7 +103,6 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_not_overwritten",
     "enzyme_byref",
     "enzyme_runtime_activity",
-    "enzyme_strong_zero",
     "enzyme_scalar",
     "enzyme_vector",
     "enzyme_buffer",
@@ -104,7 +110,7 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 
 /// Whether a global's name is one of Enzyme's markers (implemented or not).
 pub(crate) fn is_known_marker(name: &str) -> bool {
-    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed")
+    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed" | STRONG_ZERO)
         || UNSUPPORTED_MARKERS.contains(&name)
 }
 
@@ -329,6 +335,7 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         .with_missing_body(ir::name(function)));
     }
     let mut marker_loads = Vec::new();
+    let mut strong_zero = false;
     let mut args = Vec::new();
     let params = ir::params(function);
     for (k, p) in params.iter().enumerate() {
@@ -353,6 +360,11 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
                 )));
             }
             match marker(arg(idx)) {
+                Some((m, load)) if m == STRONG_ZERO => {
+                    strong_zero = true;
+                    marker_loads.extend(load);
+                    idx += 1;
+                }
                 Some((m, load)) => {
                     let activity = match m.as_str() {
                         "enzyme_out" => Activity::Active,
@@ -450,6 +462,16 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         };
         args.push(ArgPlan { activity, primal, shadow });
     }
+    while idx < n {
+        match marker(arg(idx)) {
+            Some((m, load)) if m == STRONG_ZERO => {
+                strong_zero = true;
+                marker_loads.extend(load);
+                idx += 1;
+            }
+            _ => break,
+        }
+    }
     let mut seed = None;
     if idx < n {
         if let Some((m, _)) = marker(arg(idx)) {
@@ -468,7 +490,7 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
     }
     let sret = sret.map(|(p, t)| (p, bytes_as_doubles(t, mode, &args)));
     check_result_type(call, mode, function, &args, sret)?;
-    Ok(MarkerCall { call, mode, function, args, seed, sret, marker_loads })
+    Ok(MarkerCall { call, mode, function, args, seed, sret, marker_loads, strong_zero })
 }
 
 /// rustc describes memory returned through `sret` as bytes (`[24 x i8]`); the

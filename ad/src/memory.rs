@@ -47,6 +47,11 @@ pub(crate) struct Memory {
     /// Integer stores into shadowed memory that may hold floats: they set
     /// the derivative of the bytes they write to zero.
     pub int_stores_clearing: HashSet<Value>,
+    /// Integer stores into integer fields of shadowed memory: the shadow
+    /// gets the same integer, so a shadow data structure keeps the primal's
+    /// sizes and keys (the caller's shadow `std::map` filled by the function
+    /// can be searched and iterated like the primal).
+    pub int_stores_mirrored: HashSet<Value>,
     /// Heap allocations whose pointer is stored where the caller sees it:
     /// their shadows are the caller's to free (as the blocks are).
     pub escaping: HashSet<Value>,
@@ -329,6 +334,8 @@ fn analyze_once(
                         } else {
                             m.int_stores_clearing.insert(i);
                         }
+                    } else if ir::is_int(ir::scalar_of(vt)) && s == PtrStatus::Shadowed {
+                        m.int_stores_mirrored.insert(i);
                     } else if contains_float(vt) {
                         m.problem(
                             i,
@@ -401,6 +408,15 @@ fn analyze_once(
                 }
                 Kind::Alloc(_) => {
                     m.ptr.insert(i, PtrStatus::Shadowed);
+                }
+                Kind::Return if ops.first().is_some_and(|v| ir::is_pointer(ir::type_of(*v))) => {
+                    // A block handed back to the caller outlives the function:
+                    // so does its shadow.
+                    for r in heap_roots(ops[0], &kind_of) {
+                        if matches!(kind_of(r), Kind::Alloc(_)) {
+                            m.escaping.insert(r);
+                        }
+                    }
                 }
                 Kind::Realloc => {
                     // The new block is what the old one was (null: a fresh block).
@@ -539,6 +555,12 @@ fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -
             if ir::is_int(src) && ir::int_width(src) == ir::int_width(t) {
                 return true;
             }
+            // A struct's integer field: `p->key = k`.
+            if let Some(field) = crate::layout::struct_field_type(p) {
+                if ir::is_int(field) && ir::int_width(field) == ir::int_width(t) {
+                    return true;
+                }
+            }
         }
         if !LLVMIsAAllocaInst(root).is_null() {
             let mut fields = Vec::new();
@@ -547,8 +569,80 @@ fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -
             }
         }
     }
-    // Memory of the function's own, never accessed as anything but integers.
-    is_local(root, kind_of) && only_integer_accesses(f, root)
+    // Memory of the function's own, never accessed as anything but integers
+    // (as a whole, or at these bytes: a tree node's integer key at -O0).
+    if !is_local(root, kind_of) {
+        return false;
+    }
+    if only_integer_accesses(f, root) {
+        return true;
+    }
+    let td = crate::layout::data_layout(f);
+    let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
+    constant_offset(p, td).is_some_and(|(r, at)| r == root && only_integer_accesses_at(f, root, at, size, td))
+}
+
+/// The base of an address and its constant byte offset from it, through
+/// `getelementptr`s with constant indices.
+fn constant_offset(mut p: Value, td: llvm_sys::target::LLVMTargetDataRef) -> Option<(Value, u64)> {
+    let mut total: u64 = 0;
+    unsafe {
+        while !LLVMIsAGetElementPtrInst(p).is_null() {
+            let mut t = LLVMGetGEPSourceElementType(p);
+            for k in 1..ir::operand_count(p) {
+                let idx = ir::operand(p, k);
+                if LLVMIsAConstantInt(idx).is_null() {
+                    return None;
+                }
+                let n = LLVMConstIntGetSExtValue(idx);
+                if k == 1 {
+                    total = total.wrapping_add((n as u64).wrapping_mul(llvm_sys::target::LLVMABISizeOfType(td, t)));
+                    continue;
+                }
+                match ir::kind(t) {
+                    llvm_sys::LLVMTypeKind::LLVMStructTypeKind => {
+                        total = total.wrapping_add(llvm_sys::target::LLVMOffsetOfElement(td, t, n as u32));
+                        t = LLVMStructGetTypeAtIndex(t, n as u32);
+                    }
+                    llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => {
+                        t = LLVMGetElementType(t);
+                        total = total.wrapping_add((n as u64).wrapping_mul(llvm_sys::target::LLVMABISizeOfType(td, t)));
+                    }
+                    _ => return None,
+                }
+            }
+            p = ir::operand(p, 0);
+        }
+    }
+    Some((p, total))
+}
+
+/// Whether every load and store through `root` that may touch bytes
+/// `at..at + size` is an integer access at a known offset.
+fn only_integer_accesses_at(
+    f: Value,
+    root: Value,
+    at: u64,
+    size: u64,
+    td: llvm_sys::target::LLVMTargetDataRef,
+) -> bool {
+    ir::blocks(f).into_iter().flat_map(ir::instructions).all(|i| {
+        let (ptr, t) = match ir::opcode(i) {
+            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+            LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+            _ => return true,
+        };
+        if root_of(ptr) != root {
+            return true;
+        }
+        match constant_offset(ptr, td) {
+            Some((r, o)) if r == root => {
+                let n = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
+                o + n <= at || at + size <= o || ir::is_int(t)
+            }
+            _ => false,
+        }
+    })
 }
 
 /// Whether an integer value stored may be the bits of a float or pointer

@@ -40,17 +40,26 @@ pub(crate) struct Request {
     /// Reverse mode only: the split form (augmented forward, then the
     /// reverse on resumption), for calls that stay calls (recursion).
     pub split: bool,
+    /// `enzyme_strong_zero`: a zero tangent or adjoint times an infinite or
+    /// NaN partial contributes zero, not NaN.
+    pub strong_zero: bool,
 }
 
 impl Request {
     /// The combined (not split) derivative of `function` in `mode`.
     pub fn new(mode: Mode, function: Value, dup: &[bool]) -> Request {
-        Request { mode, function, dup: dup.to_vec(), split: false }
+        Request { mode, function, dup: dup.to_vec(), split: false, strong_zero: false }
     }
 
     /// The split reverse-mode derivative of `function`.
     pub fn split(function: Value, dup: &[bool]) -> Request {
-        Request { mode: Mode::Reverse, function, dup: dup.to_vec(), split: true }
+        Request { mode: Mode::Reverse, function, dup: dup.to_vec(), split: true, strong_zero: false }
+    }
+
+    /// The same request, with strong-zero products or not (callees get
+    /// their caller's).
+    pub fn strong_zero(self, strong_zero: bool) -> Request {
+        Request { strong_zero, ..self }
     }
 }
 

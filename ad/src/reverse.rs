@@ -64,6 +64,9 @@ pub(crate) struct Reverse<'g> {
     pub(super) tapes: Vec<Value>,
     /// Slot of the list of shadows freed at the end (see `freed_shadows`).
     pub(crate) freed_shadows: Option<Value>,
+    /// The function's allocations whose addresses are put in memory (see
+    /// `freed_shadows`), found on first use.
+    pub(crate) linked_blocks: Option<std::collections::HashSet<Value>>,
     /// Per loop: its tape of per-instance records.
     pub(super) loop_tapes: HashMap<usize, crate::tape::LoopTape>,
     /// Per taped value: its loop and its field's offset in the record.
@@ -94,10 +97,11 @@ pub(super) struct Split {
 }
 
 impl<'g> Reverse<'g> {
-    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value, split: bool) {
+    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value, split: bool, strong_zero: bool) {
         let cfg = Cfg::new(f);
         let mem = memory::analyze(f, &cfg, dup, Mode::Reverse, classify);
-        let e = Emitter::new(g.module());
+        let mut e = Emitter::new(g.module());
+        e.strong_zero = strong_zero;
         let slot_block = e.append_block(d, "slots");
         let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
         let (map, _, sh) = map_params(f, d, dup, Mode::Reverse);
@@ -125,6 +129,7 @@ impl<'g> Reverse<'g> {
             instance: HashMap::new(),
             tapes: Vec::new(),
             freed_shadows: None,
+            linked_blocks: None,
             loop_tapes: HashMap::new(),
             tape_fields: HashMap::new(),
             loaded_instance: HashMap::new(),
@@ -152,8 +157,12 @@ impl<'g> Reverse<'g> {
         let seed = (!split && ir::is_float(ir::return_type(f))).then(|| ir::params(d)[nparams - 1]);
         r.e.at_end(slot_block);
         if split {
-            r.split = Some(r.begin_coroutine(f, d));
+            let s = r.begin_coroutine(f, d);
+            r.split = Some(s);
             r.e.at_end(slot_block);
+            // Freed shadows go to the list of the outermost derivative.
+            let list = s.layout.field(&r.e, s.io, s.layout.freed);
+            r.freed_shadows = Some(r.e.load(unsafe { LLVMPointerTypeInContext(r.e.ctx, 0) }, list));
         }
         r.e.br(r.fwd[&r.cfg.entry()]);
         unsafe {
@@ -230,11 +239,14 @@ impl<'g> Reverse<'g> {
                         if let Kind::Free = kind {
                             self.keep_freed_shadow(i);
                         }
-                        // Pointers stored into shadowed memory: their shadows go into the shadow.
+                        // Pointers stored into shadowed memory: their shadows go into
+                        // the shadow; integers in integer fields go as they are.
                         if let Kind::Store = kind {
                             let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
                             if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
                                 self.e.store_like(self.sh.of(v), self.sh.of(p), i);
+                            } else if self.mem.int_stores_mirrored.contains(&i) {
+                                self.e.store_like(self.map.get(&v).copied().unwrap_or(v), self.sh.of(p), i);
                             }
                         }
                     }
@@ -524,8 +536,9 @@ impl<'g> Reverse<'g> {
             }
             Kind::Alloc(a) => {
                 // Reverse of an allocation: every use of the shadow is behind us
-                // (unless the block outlives the function: its shadow does too).
-                if self.sh.sh.contains_key(&i) && !self.mem.escaping.contains(&i) {
+                // (unless the block outlives the function, or is linked into a
+                // structure: its shadow goes where the primal frees the block).
+                if self.sh.sh.contains_key(&i) && self.shadow_freed_with_allocation(i) {
                     let s = self.shadow(i);
                     let free = crate::runtime::function_named(self.g.module(), a.free);
                     self.e.call_user(free, &mut [s]);

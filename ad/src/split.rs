@@ -88,7 +88,7 @@ impl<'g> Reverse<'g> {
     /// derivative runs its forward part now.
     pub(super) fn call_split(&mut self, i: Value, callee: Value) {
         let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
-        let s = self.g.request(Request::split(callee, &mask));
+        let s = self.g.request(Request::split(callee, &mask).strong_zero(self.e.strong_zero));
         let layout = SplitIo::of(self.e.ctx, callee);
         let io = unsafe { LLVMBuildAlloca(self.slots, layout.ty, c"call.io".as_ptr()) };
         let mut args = Vec::new();
@@ -100,6 +100,8 @@ impl<'g> Reverse<'g> {
             }
         }
         args.push(io);
+        let list = self.freed_list();
+        self.e.store(list, layout.field(&self.e, io, layout.freed));
         let h = self.e.call(s, &mut args);
         if let Some(k) = layout.result {
             let p = layout.field(&self.e, io, k);

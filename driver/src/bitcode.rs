@@ -187,7 +187,10 @@ pub fn link<'ctx>(into: &Module<'ctx>, other: Module<'ctx>, name: &str) -> Resul
 /// Links, from the rules module at `path` (Enzyme-style registrations, as
 /// `wrappers/rules/*.c` make), the registrations of the functions `into`
 /// declares without a body, with the rule functions they name; the others
-/// are dropped before linking. Nothing is linked if none applies.
+/// are dropped before linking. The rules module's external functions are
+/// bodies for library functions (libstdc++'s tree primitives): those `into`
+/// declares are linked in as internal functions, for the engine to
+/// differentiate like the program's own code. Nothing is linked if none applies.
 pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) -> Result<(), DriverError> {
     let names = |m: &Module<'ctx>, body: bool| -> HashSet<String> {
         m.get_functions()
@@ -232,7 +235,18 @@ pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) ->
             unsafe { LLVMDeleteGlobal(g) };
         }
     }
-    if kept.is_empty() {
+    // Bodies for declared library functions, with the very type declared;
+    // the others go before linking, lest they replace the library's.
+    let (bodies, unused): (Vec<_>, Vec<_>) = rules
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0 && !matches!(f.get_linkage(), Linkage::Internal | Linkage::Private))
+        .map(|f| (f.get_name().to_string_lossy().into_owned(), f))
+        .partition(|(name, _)| declared.contains(name) && same_type(name));
+    for (_, f) in unused {
+        unsafe { LLVMDeleteFunction(f.as_value_ref()) };
+    }
+    let bodies: Vec<String> = bodies.into_iter().map(|(name, _)| name).collect();
+    if kept.is_empty() && bodies.is_empty() {
         return Ok(());
     }
     // Rule functions nothing names any more, until none is left.
@@ -250,7 +264,13 @@ pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) ->
             unsafe { LLVMDeleteFunction(f) };
         }
     }
-    link(into, rules, &path.display().to_string())
+    link(into, rules, &path.display().to_string())?;
+    for name in bodies {
+        if let Some(f) = into.get_function(&name) {
+            f.set_linkage(Linkage::Internal);
+        }
+    }
+    Ok(())
 }
 
 /// The `__enzyme_register_*` globals of `m` with the name of the function

@@ -16,6 +16,9 @@
  *   enzyme_dupnoneed  like enzyme_dup; the primal result is not needed
  * Without a marker, floats are active (reverse) or duplicated (forward) and
  * integers are constant.
+ *   enzyme_strong_zero  (anywhere after the function, no value) a zero tangent
+ *                       or adjoint times an infinite or NaN partial derivative
+ *                       contributes zero instead of NaN
  */
 #ifndef ENZYME_RS_ENZYME_H
 #define ENZYME_RS_ENZYME_H
@@ -31,6 +34,7 @@ extern int enzyme_dup;
 extern int enzyme_dupnoneed;
 extern int enzyme_out;
 extern int enzyme_const;
+extern int enzyme_strong_zero;
 
 /* Type hints: what the memory at `ptr` holds, for copies whose type the
  * compiler cannot tell (e.g. memcpy between void* buffers at -O0). */
