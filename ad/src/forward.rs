@@ -27,11 +27,12 @@ pub(crate) struct Forward<'g> {
 }
 
 impl<'g> Forward<'g> {
-    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value, strong_zero: bool) {
+    pub(super) fn build(g: &'g mut dyn Derivatives, r: &Request, d: Value) {
+        let (f, dup) = (r.function, &r.dup[..]);
         let cfg = Cfg::new(f);
         let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
         let mut e = Emitter::new(g.module());
-        e.strong_zero = strong_zero;
+        e.strong_zero = r.strong_zero;
         let (map, tan, sh) = map_params(f, d, dup, Mode::Forward);
         // A first block of its own, so the body's entry may be a loop header.
         let prologue_block = e.append_block(d, "prologue");

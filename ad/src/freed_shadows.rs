@@ -174,10 +174,10 @@ impl Reverse<'_> {
                 LLVMOpcode::LLVMStore | LLVMOpcode::LLVMPtrToInt => add(ir::operand(i, 0)),
                 LLVMOpcode::LLVMAtomicRMW => add(ir::operand(i, 1)),
                 LLVMOpcode::LLVMAtomicCmpXchg => add(ir::operand(i, 2)),
-                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
-                    if !matches!(classify(i), Kind::Free | Kind::MemSet | Kind::MemCpy | Kind::Realloc) {
-                        (0..ir::call_arg_count(i)).for_each(|k| add(ir::operand(i, k)));
-                    }
+                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke
+                    if !matches!(classify(i), Kind::Free | Kind::MemSet | Kind::MemCpy | Kind::Realloc) =>
+                {
+                    (0..ir::call_arg_count(i)).for_each(|k| add(ir::operand(i, k)));
                 }
                 _ => {}
             }

@@ -258,7 +258,9 @@ fn differentiate_round(
     let mut targets = Vec::new();
     for plan in plans {
         let clone = gen.prep.ensure(module, plan.function, &plan.known_functions()).expect("cloned above");
-        targets.push(gen.derivative(plan.mode, clone, &plan.dup_mask(), plan.strong_zero));
+        let mut request = request::Request::new(plan.mode, clone, &plan.dup_mask()).strong_zero(plan.strong_zero);
+        request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
+        targets.push(gen.derivative(request));
     }
     gen.run();
     summary.activity.append(&mut gen.reports);
@@ -413,9 +415,12 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
         e.call(d, &mut args)
     };
     // What the caller gets back: the tangent of the result, or the adjoints of active arguments.
+    // With `enzyme_primal_return`, the primal result first (as Enzyme orders them).
     let results: Vec<Value> = match plan.mode {
         Mode::Forward => {
-            if ir::is_float(rt) {
+            if ir::is_float(rt) && plan.primal_return {
+                vec![e.extract(r, 0), e.extract(r, 1)]
+            } else if ir::is_float(rt) {
                 vec![e.extract(r, 1)]
             } else {
                 Vec::new()
@@ -423,6 +428,10 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
         }
         Mode::Reverse => {
             let mut out = Vec::new();
+            if plan.primal_return {
+                let n = params.iter().filter(|p| ir::is_float(ir::type_of(**p))).count() as u32;
+                out.push(e.extract(r, n));
+            }
             let mut k = 0;
             for (p, a) in params.iter().zip(&plan.args) {
                 if !ir::is_float(ir::type_of(*p)) {

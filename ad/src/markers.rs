@@ -51,6 +51,8 @@ pub(crate) struct MarkerCall {
     pub marker_loads: Vec<Value>,
     /// `enzyme_strong_zero` was given.
     pub strong_zero: bool,
+    /// `enzyme_primal_return` was given: the primal result comes first.
+    pub primal_return: bool,
 }
 
 impl MarkerCall {
@@ -86,6 +88,12 @@ const UNSUPPORTED_ENTRY_POINTS: &[&str] = &[
 /// no value and may stand anywhere after the function.
 const STRONG_ZERO: &str = "enzyme_strong_zero";
 
+/// The option marker asking for the primal result too (first, before the
+/// tangent or the adjoints), and the one saying it is not needed (what
+/// happens anyway without the first).
+const PRIMAL_RETURN: &str = "enzyme_primal_return";
+const NO_RETURN: &str = "enzyme_noret";
+
 /// Markers of Enzyme's C API that this version does not implement yet.
 const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_dupv",
@@ -95,8 +103,6 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_const_return",
     "enzyme_active_return",
     "enzyme_dup_return",
-    "enzyme_primal_return",
-    "enzyme_noret",
     "enzyme_allocated",
     "enzyme_tape",
     "enzyme_nofree",
@@ -110,8 +116,10 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 
 /// Whether a global's name is one of Enzyme's markers (implemented or not).
 pub(crate) fn is_known_marker(name: &str) -> bool {
-    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed" | STRONG_ZERO)
-        || UNSUPPORTED_MARKERS.contains(&name)
+    matches!(
+        name,
+        "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed" | STRONG_ZERO | PRIMAL_RETURN | NO_RETURN
+    ) || UNSUPPORTED_MARKERS.contains(&name)
 }
 
 /// What kind of entry point a callee name is.
@@ -336,6 +344,7 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
     }
     let mut marker_loads = Vec::new();
     let mut strong_zero = false;
+    let mut primal_return = false;
     let mut args = Vec::new();
     let params = ir::params(function);
     for (k, p) in params.iter().enumerate() {
@@ -360,8 +369,9 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
                 )));
             }
             match marker(arg(idx)) {
-                Some((m, load)) if m == STRONG_ZERO => {
-                    strong_zero = true;
+                Some((m, load)) if matches!(m.as_str(), STRONG_ZERO | PRIMAL_RETURN | NO_RETURN) => {
+                    strong_zero |= m == STRONG_ZERO;
+                    primal_return |= m == PRIMAL_RETURN;
                     marker_loads.extend(load);
                     idx += 1;
                 }
@@ -464,8 +474,9 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
     }
     while idx < n {
         match marker(arg(idx)) {
-            Some((m, load)) if m == STRONG_ZERO => {
-                strong_zero = true;
+            Some((m, load)) if matches!(m.as_str(), STRONG_ZERO | PRIMAL_RETURN | NO_RETURN) => {
+                strong_zero |= m == STRONG_ZERO;
+                primal_return |= m == PRIMAL_RETURN;
                 marker_loads.extend(load);
                 idx += 1;
             }
@@ -489,8 +500,19 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         }
     }
     let sret = sret.map(|(p, t)| (p, bytes_as_doubles(t, mode, &args)));
-    check_result_type(call, mode, function, &args, sret)?;
-    Ok(MarkerCall { call, mode, function, args, seed, sret, marker_loads, strong_zero })
+    if primal_return && !ir::is_float(ir::return_type(function)) {
+        return Err(at_call(
+            call,
+            format!(
+                "`enzyme_primal_return` asks for the result of `{fname}`, of type `{}`: only floating-point results \
+                 are returned with their derivatives yet",
+                ir::print_type(ir::return_type(function))
+            ),
+        )
+        .with_help("call the function itself for its result"));
+    }
+    check_result_type(call, mode, function, &args, sret, primal_return)?;
+    Ok(MarkerCall { call, mode, function, args, seed, sret, marker_loads, strong_zero, primal_return })
 }
 
 /// rustc describes memory returned through `sret` as bytes (`[24 x i8]`); the
@@ -518,15 +540,19 @@ fn check_result_type(
     function: Value,
     args: &[ArgPlan],
     sret: Option<(Value, Type)>,
+    primal_return: bool,
 ) -> Result<(), Diagnostic> {
     let entry = entry_name(mode);
-    let produced = match mode {
-        Mode::Forward => usize::from(ir::is_float(ir::return_type(function))),
-        Mode::Reverse => args.iter().filter(|a| a.activity == Activity::Active).count(),
-    };
-    let what = match mode {
-        Mode::Forward => "the tangent of the result".to_string(),
-        Mode::Reverse => format!("{produced} adjoint(s) of active arguments"),
+    let produced = usize::from(primal_return)
+        + match mode {
+            Mode::Forward => usize::from(ir::is_float(ir::return_type(function))),
+            Mode::Reverse => args.iter().filter(|a| a.activity == Activity::Active).count(),
+        };
+    let what = match (mode, primal_return) {
+        (Mode::Forward, false) => "the tangent of the result".to_string(),
+        (Mode::Forward, true) => "the result and its tangent".to_string(),
+        (Mode::Reverse, false) => format!("{produced} adjoint(s) of active arguments"),
+        (Mode::Reverse, true) => format!("the result and {} adjoint(s) of active arguments", produced - 1),
     };
     let target = sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(call));
     // Called for its effect on the shadows only: a `double`-returning

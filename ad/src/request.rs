@@ -43,17 +43,27 @@ pub(crate) struct Request {
     /// `enzyme_strong_zero`: a zero tangent or adjoint times an infinite or
     /// NaN partial contributes zero, not NaN.
     pub strong_zero: bool,
+    /// Reverse mode, outermost derivative only (`enzyme_primal_return`):
+    /// the primal result is returned after the adjoints.
+    pub primal_return: bool,
 }
 
 impl Request {
     /// The combined (not split) derivative of `function` in `mode`.
     pub fn new(mode: Mode, function: Value, dup: &[bool]) -> Request {
-        Request { mode, function, dup: dup.to_vec(), split: false, strong_zero: false }
+        Request { mode, function, dup: dup.to_vec(), split: false, strong_zero: false, primal_return: false }
     }
 
     /// The split reverse-mode derivative of `function`.
     pub fn split(function: Value, dup: &[bool]) -> Request {
-        Request { mode: Mode::Reverse, function, dup: dup.to_vec(), split: true, strong_zero: false }
+        Request {
+            mode: Mode::Reverse,
+            function,
+            dup: dup.to_vec(),
+            split: true,
+            strong_zero: false,
+            primal_return: false,
+        }
     }
 
     /// The same request, with strong-zero products or not (callees get

@@ -13,7 +13,7 @@ use crate::classify::{classify, Kind};
 use crate::emit::{rule_operands, Emitter};
 use crate::ir::{self, Block, Value};
 use crate::memory::{self, CopyLayout, Elem, Memory, PtrStatus};
-use crate::request::{Derivatives, Mode};
+use crate::request::{Derivatives, Mode, Request};
 use crate::runtime::{adjoint_move_function, libc_function};
 
 use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Shadows, SplitIo, EMPTY};
@@ -77,6 +77,9 @@ pub(crate) struct Reverse<'g> {
     pub(super) inputs_unchanged: bool,
     /// For a split derivative: its coroutine.
     pub(super) split: Option<Split>,
+    /// Where the forward sweep leaves the primal result, when the
+    /// derivative returns it too (`enzyme_primal_return`).
+    primal_result: Option<Value>,
     /// Per call of a split derivative: its handle (forward sweep) and buffer.
     pub(super) split_calls: HashMap<Value, (Value, Value, SplitIo)>,
     /// Per call with a custom gradient: its tape (forward sweep), if any.
@@ -97,11 +100,12 @@ pub(super) struct Split {
 }
 
 impl<'g> Reverse<'g> {
-    pub(super) fn build(g: &'g mut dyn Derivatives, f: Value, dup: &[bool], d: Value, split: bool, strong_zero: bool) {
+    pub(super) fn build(g: &'g mut dyn Derivatives, request: &Request, d: Value) {
+        let (f, dup, split) = (request.function, &request.dup[..], request.split);
         let cfg = Cfg::new(f);
         let mem = memory::analyze(f, &cfg, dup, Mode::Reverse, classify);
         let mut e = Emitter::new(g.module());
-        e.strong_zero = strong_zero;
+        e.strong_zero = request.strong_zero;
         let slot_block = e.append_block(d, "slots");
         let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
         let (map, _, sh) = map_params(f, d, dup, Mode::Reverse);
@@ -137,6 +141,7 @@ impl<'g> Reverse<'g> {
             entry_instance: HashMap::new(),
             reserved: HashMap::new(),
             split: None,
+            primal_result: None,
             split_calls: HashMap::new(),
             custom_calls: HashMap::new(),
         };
@@ -174,6 +179,10 @@ impl<'g> Reverse<'g> {
                 r.count.push(c);
                 let v = LLVMBuildAlloca(r.slots, i64t, c"instance".as_ptr());
                 r.rev_instance.push(v);
+            }
+            let ret = ir::return_type(f);
+            if request.primal_return && !split && ir::is_float(ret) {
+                r.primal_result = Some(LLVMBuildAlloca(r.slots, ret, c"primal.result".as_ptr()));
             }
         }
 
@@ -221,6 +230,10 @@ impl<'g> Reverse<'g> {
                         }
                         if let (Some(seed), true) = (seed, ir::operand_count(i) > 0) {
                             self.accumulate(ir::operand(i, 0), seed);
+                        }
+                        if let Some(slot) = self.primal_result {
+                            let v = ir::operand(i, 0);
+                            self.e.store(self.map.get(&v).copied().unwrap_or(v), slot);
                         }
                         self.e.br(self.rev[&b]);
                     }
@@ -429,6 +442,9 @@ impl<'g> Reverse<'g> {
                     None => agg = self.e.insert(agg, v, k),
                 }
                 k += 1;
+            }
+            if let Some(slot) = self.primal_result {
+                agg = self.e.insert(agg, self.e.load(ir::return_type(f), slot), k);
             }
             match self.split {
                 Some(s) => self.e.br(s.cleanup),
