@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Error paths: each tests/errors/*.c (*.cpp) must fail to build with enzyme-cc (enzyme-c++), exit
 # non-zero, print every `// expect:` line of its header, and leave no output
-# file. Also: a corrupt object file and a corrupt bitcode file.
+# file. Also: a corrupt object file and a corrupt bitcode file, and programs
+# in errors/runtime/ that build and must stop at run time with a message.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${ENZYME_CC:-enzyme-cc}
@@ -64,6 +65,12 @@ head -c 200 "$build/good.o" > "$build/cut.o"
   expect_failure "unknown attribute -w -c" "$build/attr.o" "attribute 'enzyme::checkpoint' is not implemented" -- "$CC" -w -c "$build/attr.c" -o "$build/attr.o"
   expect_failure "unknown attribute -w" "$build/attr.out" "attribute 'enzyme::checkpoint' is not implemented" -- "$CC" -w "$build/attr.c" -o "$build/attr.out"
   expect_failure "unknown flag" "$build/flag.out" "unknown argument" -- "$CC" -fno-such-flag-at-all "$build/good.c" -I"$here/c" -o "$build/flag.out"
+  # Run-time checks of generated code: the program builds, then stops with a message.
+  for opt in -O0 -O2; do
+    expect_failure "split mode, other shadows $opt (run time)" "$build/no-such-output" \
+      "__enzyme_reverse was given other shadows than __enzyme_augmentfwd" -- \
+      bash -c "\"$CC\" $opt \"$here/errors/runtime/split_other_shadows.c\" -o \"$build/split_shadows\" && \"$build/split_shadows\""
+  done
 } 2>&1 | tee -a "$build/log.txt"
 
 passed=$(grep -c '^ok ' "$build/log.txt")

@@ -74,42 +74,13 @@ impl Reverse<'_> {
 
     /// End of the reverse sweep: frees the kept shadows and the list (in the
     /// outermost derivative only: a split one's callers may still need them).
-    pub(crate) fn free_kept_shadows(&mut self, d: Value) {
+    pub(crate) fn free_kept_shadows(&mut self) {
         if self.split.is_some() {
             return;
         }
         let Some(head) = self.freed_shadows else { return };
-        unsafe {
-            let ctx = self.e.ctx;
-            let ptr = LLVMPointerTypeInContext(ctx, 0);
-            let i8t = LLVMInt8TypeInContext(ctx);
-            let i64t = LLVMInt64TypeInContext(ctx);
-            let free = libc_function(self.g.module(), "free");
-            let test = LLVMAppendBasicBlockInContext(ctx, d, c"free_shadows".as_ptr());
-            let body = LLVMAppendBasicBlockInContext(ctx, d, c"free_shadow".as_ptr());
-            let done = LLVMAppendBasicBlockInContext(ctx, d, c"shadows_freed".as_ptr());
-            LLVMBuildBr(self.e.b, test);
-            LLVMPositionBuilderAtEnd(self.e.b, test);
-            let node = LLVMBuildLoad2(self.e.b, ptr, head, c"".as_ptr());
-            let end = LLVMBuildIsNull(self.e.b, node, c"".as_ptr());
-            LLVMBuildCondBr(self.e.b, end, done, body);
-            LLVMPositionBuilderAtEnd(self.e.b, body);
-            let field = |offset: u64| {
-                let mut off = [LLVMConstInt(i64t, offset, 0)];
-                LLVMBuildGEP2(self.e.b, i8t, node, off.as_mut_ptr(), 1, c"".as_ptr())
-            };
-            let s = LLVMBuildLoad2(self.e.b, ptr, field(8), c"".as_ptr());
-            let dealloc = LLVMBuildLoad2(self.e.b, ptr, field(16), c"".as_ptr());
-            let mut params = [ptr];
-            let fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 1, 0);
-            let mut args = [s];
-            LLVMBuildCall2(self.e.b, fty, dealloc, args.as_mut_ptr(), 1, c"".as_ptr());
-            let next = LLVMBuildLoad2(self.e.b, ptr, node, c"".as_ptr());
-            self.e.call(free, &mut [node]);
-            LLVMBuildStore(self.e.b, next, head);
-            LLVMBuildBr(self.e.b, test);
-            LLVMPositionBuilderAtEnd(self.e.b, done);
-        }
+        let free_list = crate::runtime::free_shadow_list_function(self.g.module());
+        self.e.call(free_list, &mut [head]);
     }
 
     /// Whether the shadow of every block `p` may point into is freed by no

@@ -44,6 +44,7 @@ mod rule_calls;
 pub mod rules;
 mod runtime;
 mod split;
+mod split_entry;
 mod tape;
 mod trip;
 
@@ -117,7 +118,11 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     diags.extend(markers::address_taken(module));
     for (call, ep) in markers::find(module) {
         match ep {
-            Some(EntryPoint::Diff(mode)) => match markers::parse(call, mode) {
+            Some(EntryPoint::Diff(mode)) => match markers::parse(call, mode, None) {
+                Ok(p) => plans.push(p),
+                Err(d) => diags.push(d),
+            },
+            Some(EntryPoint::Split(part)) => match markers::parse(call, Mode::Reverse, Some(part)) {
                 Ok(p) => plans.push(p),
                 Err(d) => diags.push(d),
             },
@@ -150,7 +155,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
                         p.call,
                         format!(
                             "`{}` of `{}` is requested inside the code it differentiates",
-                            entry_name(p.mode),
+                            p.entry_name(),
                             display_name(&ir::name(p.function))
                         ),
                     )
@@ -226,7 +231,7 @@ fn differentiate_round(
         };
         let context = format!(
             "needed by the `{}` call in `{}`{}",
-            entry_name(plan.mode),
+            plan.entry_name(),
             display_name(&ir::name(ir::parent_function(plan.call))),
             ir::location(plan.call).map(|l| format!(" at {l}")).unwrap_or_default()
         );
@@ -258,20 +263,36 @@ fn differentiate_round(
     let mut targets = Vec::new();
     for plan in plans {
         let clone = gen.prep.ensure(module, plan.function, &plan.known_functions()).expect("cloned above");
-        let mut request = request::Request::new(plan.mode, clone, &plan.dup_mask()).strong_zero(plan.strong_zero);
-        request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
-        targets.push(gen.derivative(request));
+        let mask = plan.dup_mask();
+        targets.push(match plan.split {
+            // The split derivative (a coroutine), whose forward part the
+            // augmented call runs; the reverse call resumes it.
+            Some(markers::SplitPart::Augment) => Some(request::Derivatives::request(
+                &mut gen,
+                request::Request::split(clone, &mask).strong_zero(plan.strong_zero),
+            )),
+            Some(_) => None,
+            None => {
+                let mut request = request::Request::new(plan.mode, clone, &mask).strong_zero(plan.strong_zero);
+                request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
+                Some(gen.derivative(request))
+            }
+        });
     }
     gen.run();
     summary.activity.append(&mut gen.reports);
     let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
     for (plan, d) in plans.iter().zip(targets) {
-        rewrite(module, plan, d, &shadow_globals);
+        match (plan.split, d) {
+            (None, Some(d)) => rewrite(module, plan, d, &shadow_globals),
+            _ => split_entry::rewrite(module, plan, d),
+        }
         summary.calls.push(format!(
             "{} of `{}`",
-            match plan.mode {
-                Mode::Forward => "forward mode",
-                Mode::Reverse => "reverse mode",
+            match (plan.mode, plan.split) {
+                (Mode::Forward, _) => "forward mode",
+                (Mode::Reverse, None) => "reverse mode",
+                (Mode::Reverse, Some(_)) => "split reverse mode",
             },
             display_name(&ir::name(plan.function))
         ));
@@ -341,13 +362,6 @@ fn called_from(f: Value) -> Vec<Value> {
 fn lower_coroutines(module: LLVMModuleRef) -> Result<(), String> {
     prep::run_passes(prep::PassTarget::Module(module), "coro-early,cgscc(coro-split),coro-cleanup")
         .map_err(|s| format!("internal error: lowering split derivatives failed: {s}"))
-}
-
-fn entry_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Reverse => "__enzyme_autodiff",
-        Mode::Forward => "__enzyme_fwddiff",
-    }
 }
 
 /// Replaces a marker call by a call of its derivative `d`.
@@ -445,21 +459,36 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
             out
         }
     };
-    let call_ty = ir::type_of(plan.call);
-    let (target_ty, sret_ptr) = match plan.sret {
-        Some((ptr, t)) => (t, Some(ptr)),
-        None => (call_ty, None),
-    };
-    // The result type was checked against what is produced when parsing; a
-    // result with nothing to hold (only pointers were differentiated) is zero.
-    let value = if ir::is_void(target_ty) {
+    unsafe {
+        if let Some(loc) = Some(llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(plan.call)).filter(|l| !l.is_null()) {
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(r, loc);
+        }
+    }
+    let value = results_value(&e, plan, results);
+    finish_call(&e, plan, value);
+}
+
+/// The value an entry point call returns, from what it produces in order
+/// (the primal result, tangents, adjoints), shaped as the call's declared
+/// result or `sret` memory (checked when parsing); zero when nothing was
+/// produced; `None` for a `void` result.
+pub(crate) fn results_value(e: &Emitter, plan: &MarkerCall, results: Vec<Value>) -> Option<Value> {
+    let target_ty = plan.sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(plan.call));
+    if ir::is_void(target_ty) {
         None
     } else if results.is_empty() {
         Some(e.zero(target_ty))
     } else {
         let mut it = results.into_iter();
-        Some(build_aggregate(&e, target_ty, &mut it))
-    };
+        Some(build_aggregate(e, target_ty, &mut it))
+    }
+}
+
+/// Hands `value` to the call's users (or its `sret` memory) and erases the
+/// call and the marker loads nothing else uses.
+pub(crate) fn finish_call(e: &Emitter, plan: &MarkerCall, value: Option<Value>) {
+    let call_ty = ir::type_of(plan.call);
+    let sret_ptr = plan.sret.map(|(p, _)| p);
     unsafe {
         if let (Some(v), Some(p)) = (value, sret_ptr) {
             e.store(v, p);
@@ -470,9 +499,6 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
                 _ => LLVMGetUndef(call_ty),
             };
             LLVMReplaceAllUsesWith(plan.call, v);
-        }
-        if let Some(loc) = Some(llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(plan.call)).filter(|l| !l.is_null()) {
-            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(r, loc);
         }
         LLVMInstructionEraseFromParent(plan.call);
         // A load may be listed twice (the optimiser merges the loads of one

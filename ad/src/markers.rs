@@ -53,6 +53,22 @@ pub(crate) struct MarkerCall {
     pub strong_zero: bool,
     /// `enzyme_primal_return` was given: the primal result comes first.
     pub primal_return: bool,
+    /// A split-mode entry point (then `mode` is reverse).
+    pub split: Option<SplitPart>,
+    /// Split mode: the tape's argument index (`enzyme_tape, p`, or
+    /// `__enzyme_reverse`'s last argument). Indices, not values: an earlier
+    /// rewrite may replace the value (a tape `__enzyme_augmentfwd` returned).
+    pub tape: Option<u32>,
+    /// Split mode: the argument index of the size of the caller's tape
+    /// buffer (`enzyme_allocated, n`).
+    pub allocated: Option<u32>,
+}
+
+impl MarkerCall {
+    /// The entry point's name, for messages.
+    pub fn entry_name(&self) -> &'static str {
+        self.split.map(SplitPart::entry_name).unwrap_or(entry_name(self.mode))
+    }
 }
 
 impl MarkerCall {
@@ -72,16 +88,8 @@ impl MarkerCall {
 }
 
 /// Entry points of Enzyme's C API that this version does not implement.
-const UNSUPPORTED_ENTRY_POINTS: &[&str] = &[
-    "__enzyme_augmentfwd",
-    "__enzyme_reverse",
-    "__enzyme_augmentsize",
-    "__enzyme_fwdsplit",
-    "__enzyme_batch",
-    "__enzyme_virtualreverse",
-    "__enzyme_todense",
-    "__enzyme_error_estimate",
-];
+const UNSUPPORTED_ENTRY_POINTS: &[&str] =
+    &["__enzyme_fwdsplit", "__enzyme_batch", "__enzyme_virtualreverse", "__enzyme_todense", "__enzyme_error_estimate"];
 
 /// The option marker asking that a zero tangent or adjoint times an
 /// infinite or NaN partial contribute zero (Enzyme's `checkedMul`); it takes
@@ -94,6 +102,11 @@ const STRONG_ZERO: &str = "enzyme_strong_zero";
 const PRIMAL_RETURN: &str = "enzyme_primal_return";
 const NO_RETURN: &str = "enzyme_noret";
 
+/// Split mode's markers with a value: the tape's address (`enzyme_tape, p`)
+/// and the size of the caller's buffer for it (`enzyme_allocated, n`).
+const TAPE: &str = "enzyme_tape";
+const ALLOCATED: &str = "enzyme_allocated";
+
 /// Markers of Enzyme's C API that this version does not implement yet.
 const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_dupv",
@@ -103,8 +116,6 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_const_return",
     "enzyme_active_return",
     "enzyme_dup_return",
-    "enzyme_allocated",
-    "enzyme_tape",
     "enzyme_nofree",
     "enzyme_not_overwritten",
     "enzyme_byref",
@@ -118,14 +129,46 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 pub(crate) fn is_known_marker(name: &str) -> bool {
     matches!(
         name,
-        "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed" | STRONG_ZERO | PRIMAL_RETURN | NO_RETURN
+        "enzyme_out"
+            | "enzyme_const"
+            | "enzyme_dup"
+            | "enzyme_dupnoneed"
+            | STRONG_ZERO
+            | PRIMAL_RETURN
+            | NO_RETURN
+            | TAPE
+            | ALLOCATED
     ) || UNSUPPORTED_MARKERS.contains(&name)
 }
 
 /// What kind of entry point a callee name is.
 pub(crate) enum EntryPoint {
     Diff(Mode),
+    /// Split reverse mode (`__enzyme_augmentfwd`, `__enzyme_reverse`,
+    /// `__enzyme_augmentsize`).
+    Split(SplitPart),
     Unsupported(&'static str),
+}
+
+/// Which part of split reverse mode a call asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SplitPart {
+    /// `__enzyme_augmentfwd`: runs the function, returns the tape.
+    Augment,
+    /// `__enzyme_reverse`: propagates adjoints with the tape.
+    Reverse,
+    /// `__enzyme_augmentsize`: the tape's size in bytes.
+    Size,
+}
+
+impl SplitPart {
+    pub(crate) fn entry_name(self) -> &'static str {
+        match self {
+            SplitPart::Augment => "__enzyme_augmentfwd",
+            SplitPart::Reverse => "__enzyme_reverse",
+            SplitPart::Size => "__enzyme_augmentsize",
+        }
+    }
 }
 
 /// Classifies a callee name as an Enzyme entry point.
@@ -135,6 +178,11 @@ pub(crate) fn entry_point(name: &str) -> Option<EntryPoint> {
     }
     if name.contains("__enzyme_fwddiff") {
         return Some(EntryPoint::Diff(Mode::Forward));
+    }
+    for part in [SplitPart::Augment, SplitPart::Reverse, SplitPart::Size] {
+        if name.contains(part.entry_name()) {
+            return Some(EntryPoint::Split(part));
+        }
     }
     UNSUPPORTED_ENTRY_POINTS.iter().find(|e| name.contains(*e)).map(|e| EntryPoint::Unsupported(e))
 }
@@ -303,9 +351,10 @@ fn split_shared_normal_edge(invoke: Value) {
     }
 }
 
-/// Reads a marker call's arguments.
-pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
-    let entry = entry_name(mode);
+/// Reads a marker call's arguments (`split`: a split-mode entry point, whose
+/// mode is reverse).
+pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result<MarkerCall, Diagnostic> {
+    let entry = split.map(SplitPart::entry_name).unwrap_or(entry_name(mode));
     if ir::opcode(call) == llvm_sys::LLVMOpcode::LLVMInvoke {
         // Rewritten as an invoke of the derivative; the result is converted at
         // the start of the normal destination, which must be entered only from here.
@@ -342,9 +391,35 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         .with_help(format!("compile the source file that defines `{fname}` with enzyme-cc so its bitcode is linked in"))
         .with_missing_body(ir::name(function)));
     }
+    if split == Some(SplitPart::Size) {
+        return parse_size(call, function, idx);
+    }
     let mut marker_loads = Vec::new();
-    let mut strong_zero = false;
-    let mut primal_return = false;
+    let (mut strong_zero, mut primal_return) = (false, false);
+    let (mut tape, mut allocated) = (None, None);
+    // Option markers, anywhere after the function: the number of arguments
+    // each takes (with its value: split mode's `enzyme_tape, p` and
+    // `enzyme_allocated, n`, kept by argument index).
+    let is_option = |m: &str| matches!(m, STRONG_ZERO | PRIMAL_RETURN | NO_RETURN | TAPE | ALLOCATED);
+    let mut take_option = |m: &str, idx: u32| -> Result<u32, Diagnostic> {
+        match m {
+            STRONG_ZERO => strong_zero = true,
+            PRIMAL_RETURN => primal_return = true,
+            NO_RETURN => {}
+            _ => {
+                if split.is_none() {
+                    return Err(at_call(call, format!("`{m}` is an option of split mode, not of `{entry}`"))
+                        .with_help("use it with __enzyme_augmentfwd / __enzyme_reverse"));
+                }
+                if idx + 1 >= n {
+                    return Err(at_call(call, format!("`{m}` must be followed by its value")));
+                }
+                *(if m == TAPE { &mut tape } else { &mut allocated }) = Some(idx + 1);
+                return Ok(2);
+            }
+        }
+        Ok(1)
+    };
     let mut args = Vec::new();
     let params = ir::params(function);
     for (k, p) in params.iter().enumerate() {
@@ -369,11 +444,9 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
                 )));
             }
             match marker(arg(idx)) {
-                Some((m, load)) if matches!(m.as_str(), STRONG_ZERO | PRIMAL_RETURN | NO_RETURN) => {
-                    strong_zero |= m == STRONG_ZERO;
-                    primal_return |= m == PRIMAL_RETURN;
+                Some((m, load)) if is_option(&m) => {
+                    idx += take_option(&m, idx)?;
                     marker_loads.extend(load);
-                    idx += 1;
                 }
                 Some((m, load)) => {
                     let activity = match m.as_str() {
@@ -474,22 +547,32 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
     }
     while idx < n {
         match marker(arg(idx)) {
-            Some((m, load)) if matches!(m.as_str(), STRONG_ZERO | PRIMAL_RETURN | NO_RETURN) => {
-                strong_zero |= m == STRONG_ZERO;
-                primal_return |= m == PRIMAL_RETURN;
+            Some((m, load)) if is_option(&m) => {
+                idx += take_option(&m, idx)?;
                 marker_loads.extend(load);
-                idx += 1;
             }
             _ => break,
         }
     }
+    // `__enzyme_reverse` takes the tape last, unless `enzyme_tape` gave it.
+    let mut end = n;
+    if split == Some(SplitPart::Reverse) && tape.is_none() {
+        if idx >= n {
+            return Err(at_call(call, format!("`{entry}` call is missing the tape"))
+                .with_help("pass the tape `__enzyme_augmentfwd` returned as the last argument, or `enzyme_tape, p`"));
+        }
+        tape = Some(n - 1);
+        end = n - 1;
+    }
+    let seeded = matches!(split, None | Some(SplitPart::Reverse));
     let mut seed = None;
-    if idx < n {
+    if idx < end {
         if let Some((m, _)) = marker(arg(idx)) {
             return Err(bad_marker(call, &m));
         }
         let rt = ir::return_type(function);
-        if mode == Mode::Reverse && idx + 1 == n && ir::is_float(rt) && ir::is_float(ir::type_of(arg(idx))) {
+        if seeded && mode == Mode::Reverse && idx + 1 == end && ir::is_float(rt) && ir::is_float(ir::type_of(arg(idx)))
+        {
             seed = Some(arg(idx));
         } else {
             return Err(at_call(call, format!("`{entry}` call has {} more argument(s) than `{fname}` takes", n - idx))
@@ -511,8 +594,89 @@ pub(crate) fn parse(call: Value, mode: Mode) -> Result<MarkerCall, Diagnostic> {
         )
         .with_help("call the function itself for its result"));
     }
-    check_result_type(call, mode, function, &args, sret, primal_return)?;
-    Ok(MarkerCall { call, mode, function, args, seed, sret, marker_loads, strong_zero, primal_return })
+    if split.is_some() && primal_return {
+        return Err(at_call(call, format!("`enzyme_primal_return` is not an option of `{entry}`"))
+            .with_help("`__enzyme_augmentfwd` returns the primal result when its declared result has room for it"));
+    }
+    match split {
+        None | Some(SplitPart::Reverse) => check_result_type(call, mode, function, &args, sret, primal_return)?,
+        Some(SplitPart::Augment) => check_augment_result(call, function, sret)?,
+        Some(SplitPart::Size) => {
+            if !ir::is_int(ir::type_of(call)) {
+                return Err(at_call(call, format!("`{entry}` is declared to return a non-integer"))
+                    .with_help("declare it `int __enzyme_augmentsize(void *, ...);`"));
+            }
+        }
+    }
+    Ok(MarkerCall {
+        call,
+        mode,
+        function,
+        args,
+        seed,
+        sret,
+        marker_loads,
+        strong_zero,
+        primal_return,
+        split,
+        tape,
+        allocated,
+    })
+}
+
+/// `__enzyme_augmentsize(f, markers...)`: one activity marker per parameter
+/// (or none: the default), no values; only which pointers are duplicated
+/// matters (the tape records their shadows).
+fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, Diagnostic> {
+    let n = ir::call_arg_count(call);
+    let mut args = Vec::new();
+    let mut marker_loads = Vec::new();
+    for p in ir::params(function) {
+        let m = (idx < n).then(|| marker(ir::operand(call, idx))).flatten();
+        let activity = match m.as_ref().map(|(m, _)| m.as_str()) {
+            Some("enzyme_dup") => Activity::Dup,
+            Some("enzyme_dupnoneed") => Activity::DupNoNeed,
+            Some("enzyme_const") => Activity::Const,
+            Some("enzyme_out") => Activity::Active,
+            Some(other) => return Err(bad_marker(call, other)),
+            None if ir::is_pointer(ir::type_of(p)) => Activity::Dup,
+            None => Activity::Const,
+        };
+        if let Some((_, load)) = m {
+            marker_loads.extend(load);
+            idx += 1;
+        }
+        let dup = ir::is_pointer(ir::type_of(p)) && matches!(activity, Activity::Dup | Activity::DupNoNeed);
+        // No values are given: the parameter stands for itself.
+        args.push(ArgPlan { activity, primal: p, shadow: dup.then_some(p) });
+    }
+    if idx < n {
+        return Err(at_call(
+            call,
+            "`__enzyme_augmentsize` takes one activity marker per parameter, and no values".into(),
+        )
+        .with_help(
+            "pass the markers the `__enzyme_augmentfwd` call uses, e.g. `__enzyme_augmentsize((void*)f, enzyme_dup)`",
+        ));
+    }
+    if !ir::is_int(ir::type_of(call)) {
+        return Err(at_call(call, "`__enzyme_augmentsize` is declared to return a non-integer".into())
+            .with_help("declare it `int __enzyme_augmentsize(void *, ...);`"));
+    }
+    Ok(MarkerCall {
+        call,
+        mode: Mode::Reverse,
+        function,
+        args,
+        seed: None,
+        sret: None,
+        marker_loads,
+        strong_zero: false,
+        primal_return: false,
+        split: Some(SplitPart::Size),
+        tape: None,
+        allocated: None,
+    })
 }
 
 /// rustc describes memory returned through `sret` as bytes (`[24 x i8]`); the
@@ -529,6 +693,43 @@ fn bytes_as_doubles(t: Type, mode: Mode, args: &[ArgPlan]) -> Type {
         }
     }
     t
+}
+
+/// `__enzyme_augmentfwd`'s declared result: nothing, the tape (`void *`), or
+/// a struct of the tape and, for a function with a float result, that result
+/// (in either order, as Enzyme's examples declare it).
+fn check_augment_result(call: Value, function: Value, sret: Option<(Value, Type)>) -> Result<(), Diagnostic> {
+    let target = sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(call));
+    let fields = augment_fields(target);
+    let rt = ir::return_type(function);
+    let ok = ir::is_void(target)
+        || ir::is_pointer(target)
+        || fields.as_ref().is_some_and(|f| {
+            let ptrs = f.iter().filter(|t| ir::is_pointer(**t)).count();
+            let floats = f.iter().filter(|t| ir::is_float(**t)).count();
+            ptrs == 1 && floats == usize::from(ir::is_float(rt)) && (floats == 0 || f.contains(&rt))
+        });
+    if ok {
+        return Ok(());
+    }
+    Err(at_call(
+        call,
+        format!("`__enzyme_augmentfwd` is declared to return `{}`, which cannot hold its tape", ir::print_type(target)),
+    )
+    .with_help(if ir::is_float(rt) {
+        "declare it returning `void *` (the tape) or a struct of the tape and the result, e.g. \
+         `struct { double y; void *tape; }`"
+    } else {
+        "declare it returning `void *` (the tape)"
+    }))
+}
+
+/// The fields of a struct result (one level), if it is a struct.
+pub(crate) fn augment_fields(t: Type) -> Option<Vec<Type>> {
+    unsafe {
+        (ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMStructTypeKind)
+            .then(|| (0..LLVMCountStructElementTypes(t)).map(|k| LLVMStructGetTypeAtIndex(t, k)).collect())
+    }
 }
 
 /// The entry point's declared result (or `sret` memory) must hold what the

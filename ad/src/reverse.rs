@@ -411,7 +411,7 @@ impl<'g> Reverse<'g> {
     }
 
     pub(super) fn return_adjoints(&mut self, f: Value, d: Value) {
-        self.free_kept_shadows(d);
+        self.free_kept_shadows();
         unsafe {
             let free = libc_function(self.g.module(), "free");
             for t in self.tapes.clone() {

@@ -111,6 +111,109 @@ pub(crate) fn tape_grow_function(module: LLVMModuleRef) -> Value {
     }
 }
 
+/// `enzyme_rs.nop()`: does nothing (an invoke of it keeps an invoke's edges
+/// where the call it replaced is gone).
+pub(crate) fn nop_function(module: LLVMModuleRef) -> Value {
+    const NAME: &str = "enzyme_rs.nop";
+    if let Some(f) = existing(module, NAME) {
+        return f;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let f = add_function(module, NAME, LLVMVoidTypeInContext(ctx), &mut []);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let b = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr()));
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
+
+/// `enzyme_rs.abort_if(i1 cond, ptr message)`, made once per module: when
+/// `cond` holds, prints the message and aborts (run-time checks of generated
+/// code, in a function so the caller's blocks stay as they are).
+pub(crate) fn abort_if_function(module: LLVMModuleRef) -> Value {
+    const NAME: &str = "enzyme_rs.abort_if";
+    if let Some(f) = existing(module, NAME) {
+        return f;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let ptr = LLVMPointerTypeInContext(ctx, 0);
+        let i1 = LLVMInt1TypeInContext(ctx);
+        let f = add_function(module, NAME, LLVMVoidTypeInContext(ctx), &mut [i1, ptr]);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let p = ir::params(f);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+        let fail = LLVMAppendBasicBlockInContext(ctx, f, c"fail".as_ptr());
+        let ok = LLVMAppendBasicBlockInContext(ctx, f, c"ok".as_ptr());
+        LLVMPositionBuilderAtEnd(b, entry);
+        LLVMBuildCondBr(b, p[0], fail, ok);
+        LLVMPositionBuilderAtEnd(b, fail);
+        let [puts, fflush, abort] = ["puts", "fflush", "abort"].map(|n| libc_function(module, n));
+        LLVMBuildCall2(b, ir::function_type(puts), puts, [p[1]].as_mut_ptr(), 1, EMPTY);
+        LLVMBuildCall2(b, ir::function_type(fflush), fflush, [LLVMConstNull(ptr)].as_mut_ptr(), 1, EMPTY);
+        LLVMBuildCall2(b, ir::function_type(abort), abort, std::ptr::null_mut(), 0, EMPTY);
+        LLVMBuildUnreachable(b);
+        LLVMPositionBuilderAtEnd(b, ok);
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
+
+/// `enzyme_rs.free_shadows(ptr head_slot)`, made once per module: frees
+/// every shadow in the list of kept shadows (`freed_shadows`) with its
+/// deallocation function, and the list's nodes, leaving the slot null.
+/// A node is `{ next, shadow, deallocation function }`.
+pub(crate) fn free_shadow_list_function(module: LLVMModuleRef) -> Value {
+    const NAME: &str = "enzyme_rs.free_shadows";
+    if let Some(f) = existing(module, NAME) {
+        return f;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let ptr = LLVMPointerTypeInContext(ctx, 0);
+        let i8t = LLVMInt8TypeInContext(ctx);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        let void = LLVMVoidTypeInContext(ctx);
+        let f = add_function(module, NAME, void, &mut [ptr]);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let head = ir::params(f)[0];
+        let b = LLVMCreateBuilderInContext(ctx);
+        let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+        let test = LLVMAppendBasicBlockInContext(ctx, f, c"test".as_ptr());
+        LLVMPositionBuilderAtEnd(b, entry);
+        LLVMBuildBr(b, test);
+        let body = LLVMAppendBasicBlockInContext(ctx, f, c"free".as_ptr());
+        let done = LLVMAppendBasicBlockInContext(ctx, f, c"done".as_ptr());
+        LLVMPositionBuilderAtEnd(b, test);
+        let node = LLVMBuildLoad2(b, ptr, head, EMPTY);
+        let end = LLVMBuildIsNull(b, node, EMPTY);
+        LLVMBuildCondBr(b, end, done, body);
+        LLVMPositionBuilderAtEnd(b, body);
+        let field = |offset: u64| {
+            let mut off = [LLVMConstInt(i64t, offset, 0)];
+            LLVMBuildGEP2(b, i8t, node, off.as_mut_ptr(), 1, EMPTY)
+        };
+        let shadow = LLVMBuildLoad2(b, ptr, field(8), EMPTY);
+        let dealloc = LLVMBuildLoad2(b, ptr, field(16), EMPTY);
+        let fty = LLVMFunctionType(void, [ptr].as_mut_ptr(), 1, 0);
+        LLVMBuildCall2(b, fty, dealloc, [shadow].as_mut_ptr(), 1, EMPTY);
+        let next = LLVMBuildLoad2(b, ptr, node, EMPTY);
+        let free = libc_function(module, "free");
+        LLVMBuildCall2(b, ir::function_type(free), free, [node].as_mut_ptr(), 1, EMPTY);
+        LLVMBuildStore(b, next, head);
+        LLVMBuildBr(b, test);
+        LLVMPositionBuilderAtEnd(b, done);
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
+
 /// `enzyme_rs.adjoint.move.f64(ptr dst, ptr src, i64 n)` (or `.f32`): the
 /// reverse of copying `n` floats from `src` to `dst`: `src̄ += dst̄`, then
 /// `dst̄ = 0`, element by element in the order that stays exact when the

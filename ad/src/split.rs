@@ -1,4 +1,5 @@
-//! Split reverse mode for calls that stay calls (recursion): the derivative
+//! Split reverse mode for calls that stay calls (recursion), and for the
+//! user's `__enzyme_augmentfwd`/`__enzyme_reverse` (see `split_entry`): the derivative
 //! is a coroutine whose first part is the forward sweep and whose
 //! resumption is the reverse sweep, so the callee runs once.
 
