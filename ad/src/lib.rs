@@ -432,7 +432,14 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
     // With `enzyme_primal_return`, the primal result first (as Enzyme orders them).
     let results: Vec<Value> = match plan.mode {
         Mode::Forward => {
-            if ir::is_float(rt) && plan.primal_return {
+            if ir::is_float(rt) && plan.const_return {
+                // No tangent: the primal alone, when asked for.
+                if plan.primal_return {
+                    vec![e.extract(r, 0)]
+                } else {
+                    Vec::new()
+                }
+            } else if ir::is_float(rt) && plan.primal_return {
                 vec![e.extract(r, 0), e.extract(r, 1)]
             } else if ir::is_float(rt) {
                 vec![e.extract(r, 1)]

@@ -53,6 +53,9 @@ pub(crate) struct MarkerCall {
     pub strong_zero: bool,
     /// `enzyme_primal_return` was given: the primal result comes first.
     pub primal_return: bool,
+    /// `enzyme_const_return`: no derivative flows from the result (reverse:
+    /// the seed is zero; forward: no tangent is returned).
+    pub const_return: bool,
     /// A split-mode entry point (then `mode` is reverse).
     pub split: Option<SplitPart>,
     /// Split mode: the tape's argument index (`enzyme_tape, p`, or
@@ -105,6 +108,12 @@ const NO_RETURN: &str = "enzyme_noret";
 /// Split mode's markers with a value: the tape's address (`enzyme_tape, p`)
 /// and the size of the caller's buffer for it (`enzyme_allocated, n`).
 const TAPE: &str = "enzyme_tape";
+/// The result's activity: constant (no derivative flows from it: a zero
+/// seed in reverse mode, no tangent in forward mode), active (reverse mode's
+/// default for floats), duplicated (forward mode's default for floats).
+const CONST_RETURN: &str = "enzyme_const_return";
+const ACTIVE_RETURN: &str = "enzyme_active_return";
+const DUP_RETURN: &str = "enzyme_dup_return";
 const ALLOCATED: &str = "enzyme_allocated";
 
 /// Markers of Enzyme's C API that this version does not implement yet.
@@ -113,9 +122,6 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_dupnoneedv",
     "enzyme_width",
     "enzyme_interleave",
-    "enzyme_const_return",
-    "enzyme_active_return",
-    "enzyme_dup_return",
     "enzyme_nofree",
     "enzyme_not_overwritten",
     "enzyme_byref",
@@ -138,6 +144,9 @@ pub(crate) fn is_known_marker(name: &str) -> bool {
             | NO_RETURN
             | TAPE
             | ALLOCATED
+            | CONST_RETURN
+            | ACTIVE_RETURN
+            | DUP_RETURN
     ) || UNSUPPORTED_MARKERS.contains(&name)
 }
 
@@ -396,16 +405,31 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     }
     let mut marker_loads = Vec::new();
     let (mut strong_zero, mut primal_return) = (false, false);
+    let mut return_activity = None;
     let (mut tape, mut allocated) = (None, None);
     // Option markers, anywhere after the function: the number of arguments
     // each takes (with its value: split mode's `enzyme_tape, p` and
     // `enzyme_allocated, n`, kept by argument index).
-    let is_option = |m: &str| matches!(m, STRONG_ZERO | PRIMAL_RETURN | NO_RETURN | TAPE | ALLOCATED);
+    let is_option = |m: &str| {
+        matches!(
+            m,
+            STRONG_ZERO | PRIMAL_RETURN | NO_RETURN | TAPE | ALLOCATED | CONST_RETURN | ACTIVE_RETURN | DUP_RETURN
+        )
+    };
     let mut take_option = |m: &str, idx: u32| -> Result<u32, Diagnostic> {
         match m {
             STRONG_ZERO => strong_zero = true,
             PRIMAL_RETURN => primal_return = true,
             NO_RETURN => {}
+            CONST_RETURN | ACTIVE_RETURN | DUP_RETURN => {
+                return_activity = Some(if m == CONST_RETURN {
+                    CONST_RETURN
+                } else if m == ACTIVE_RETURN {
+                    ACTIVE_RETURN
+                } else {
+                    DUP_RETURN
+                })
+            }
             _ => {
                 if split.is_none() {
                     return Err(at_call(call, format!("`{m}` is an option of split mode, not of `{entry}`"))
@@ -594,12 +618,45 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         )
         .with_help("call the function itself for its result"));
     }
+    let rt = ir::return_type(function);
+    let const_return = return_activity == Some(CONST_RETURN);
+    match (mode, return_activity) {
+        (_, Some(CONST_RETURN)) if seed.is_some() => {
+            return Err(at_call(
+                call,
+                format!("`{entry}` call gives a seed for a result marked `enzyme_const_return`"),
+            )
+            .with_help("a constant result has no derivative to seed; drop the seed or the marker"));
+        }
+        (Mode::Reverse, Some(DUP_RETURN)) | (Mode::Forward, Some(ACTIVE_RETURN)) => {
+            let m = return_activity.unwrap_or_default();
+            return Err(at_call(call, format!("`{m}` is not an activity of the result of `{entry}`")).with_help(
+                "in reverse mode a float result is `enzyme_active_return` (the default) or `enzyme_const_return`; in \
+                 forward mode `enzyme_dup_return` (the default) or `enzyme_const_return`",
+            ));
+        }
+        (_, Some(ACTIVE_RETURN | DUP_RETURN)) if !ir::is_float(rt) => {
+            let m = return_activity.unwrap_or_default();
+            return Err(at_call(
+                call,
+                format!("`{m}` given for the result of `{fname}`, of type `{}`", ir::print_type(rt)),
+            )
+            .with_help("only floating-point results carry derivatives here; mark it `enzyme_const_return`"));
+        }
+        _ => {}
+    }
+    if const_return && mode == Mode::Reverse && ir::is_float(rt) {
+        // Nothing flows back from the result.
+        seed = Some(ir::const_real(rt, 0.0));
+    }
     if split.is_some() && primal_return {
         return Err(at_call(call, format!("`enzyme_primal_return` is not an option of `{entry}`"))
             .with_help("`__enzyme_augmentfwd` returns the primal result when its declared result has room for it"));
     }
     match split {
-        None | Some(SplitPart::Reverse) => check_result_type(call, mode, function, &args, sret, primal_return)?,
+        None | Some(SplitPart::Reverse) => {
+            check_result_type(call, mode, function, &args, sret, primal_return, const_return)?
+        }
         Some(SplitPart::Augment) => check_augment_result(call, function, sret)?,
         Some(SplitPart::Size) => {
             if !ir::is_int(ir::type_of(call)) {
@@ -618,6 +675,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         marker_loads,
         strong_zero,
         primal_return,
+        const_return,
         split,
         tape,
         allocated,
@@ -673,6 +731,7 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         marker_loads,
         strong_zero: false,
         primal_return: false,
+        const_return: false,
         split: Some(SplitPart::Size),
         tape: None,
         allocated: None,
@@ -742,11 +801,12 @@ fn check_result_type(
     args: &[ArgPlan],
     sret: Option<(Value, Type)>,
     primal_return: bool,
+    const_return: bool,
 ) -> Result<(), Diagnostic> {
     let entry = entry_name(mode);
     let produced = usize::from(primal_return)
         + match mode {
-            Mode::Forward => usize::from(ir::is_float(ir::return_type(function))),
+            Mode::Forward => usize::from(ir::is_float(ir::return_type(function)) && !const_return),
             Mode::Reverse => args.iter().filter(|a| a.activity == Activity::Active).count(),
         };
     let what = match (mode, primal_return) {
