@@ -65,6 +65,8 @@ pub(crate) struct MarkerCall {
     /// Split mode: the argument index of the size of the caller's tape
     /// buffer (`enzyme_allocated, n`).
     pub allocated: Option<u32>,
+    /// Split mode (`enzyme_nofree`): the reverse call does not free the tape.
+    pub no_free: bool,
 }
 
 impl MarkerCall {
@@ -112,6 +114,12 @@ const TAPE: &str = "enzyme_tape";
 /// seed in reverse mode, no tangent in forward mode), active (reverse mode's
 /// default for floats), duplicated (forward mode's default for floats).
 const CONST_RETURN: &str = "enzyme_const_return";
+/// Split mode: the reverse call leaves the tape to the caller.
+const NO_FREE: &str = "enzyme_nofree";
+/// A promise that the memory of the arguments is not overwritten between
+/// the two parts of split mode. It only permits keeping less; the engine
+/// keeps what it needs either way, so it changes nothing.
+const NOT_OVERWRITTEN: &str = "enzyme_not_overwritten";
 const ACTIVE_RETURN: &str = "enzyme_active_return";
 const DUP_RETURN: &str = "enzyme_dup_return";
 const ALLOCATED: &str = "enzyme_allocated";
@@ -122,8 +130,6 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_dupnoneedv",
     "enzyme_width",
     "enzyme_interleave",
-    "enzyme_nofree",
-    "enzyme_not_overwritten",
     "enzyme_byref",
     "enzyme_runtime_activity",
     "enzyme_scalar",
@@ -147,6 +153,8 @@ pub(crate) fn is_known_marker(name: &str) -> bool {
             | CONST_RETURN
             | ACTIVE_RETURN
             | DUP_RETURN
+            | NO_FREE
+            | NOT_OVERWRITTEN
     ) || UNSUPPORTED_MARKERS.contains(&name)
 }
 
@@ -406,6 +414,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     let mut marker_loads = Vec::new();
     let (mut strong_zero, mut primal_return) = (false, false);
     let mut return_activity = None;
+    let mut no_free = false;
     let (mut tape, mut allocated) = (None, None);
     // Option markers, anywhere after the function: the number of arguments
     // each takes (with its value: split mode's `enzyme_tape, p` and
@@ -413,14 +422,28 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     let is_option = |m: &str| {
         matches!(
             m,
-            STRONG_ZERO | PRIMAL_RETURN | NO_RETURN | TAPE | ALLOCATED | CONST_RETURN | ACTIVE_RETURN | DUP_RETURN
+            STRONG_ZERO
+                | PRIMAL_RETURN
+                | NO_RETURN
+                | TAPE
+                | ALLOCATED
+                | CONST_RETURN
+                | ACTIVE_RETURN
+                | DUP_RETURN
+                | NO_FREE
+                | NOT_OVERWRITTEN
         )
     };
     let mut take_option = |m: &str, idx: u32| -> Result<u32, Diagnostic> {
         match m {
             STRONG_ZERO => strong_zero = true,
             PRIMAL_RETURN => primal_return = true,
-            NO_RETURN => {}
+            NO_RETURN | NOT_OVERWRITTEN => {}
+            NO_FREE if split.is_some() => no_free = true,
+            NO_FREE => {
+                return Err(at_call(call, format!("`{m}` is an option of split mode, not of `{entry}`"))
+                    .with_help("use it with __enzyme_reverse, to keep the tape"))
+            }
             CONST_RETURN | ACTIVE_RETURN | DUP_RETURN => {
                 return_activity = Some(if m == CONST_RETURN {
                     CONST_RETURN
@@ -679,6 +702,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         split,
         tape,
         allocated,
+        no_free,
     })
 }
 
@@ -735,6 +759,7 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         split: Some(SplitPart::Size),
         tape: None,
         allocated: None,
+        no_free: false,
     })
 }
 

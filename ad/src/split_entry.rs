@@ -208,7 +208,7 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
         }
         let free_list = crate::runtime::free_shadow_list_function(module);
         e.call(free_list, &mut [field(e, tape, t, LIST)]);
-        if plan.allocated.is_none() && !is_explicit_tape(plan) {
+        if plan.allocated.is_none() && !is_explicit_tape(plan) && !plan.no_free {
             e.call(libc_function(module, "free"), &mut [t]);
         }
         crate::results_value(e, plan, results)

@@ -1,7 +1,8 @@
 /* Split reverse mode in Enzyme's conventions: __enzyme_augmentfwd runs the
  * function and returns a tape, __enzyme_reverse propagates adjoints later
  * with it, __enzyme_augmentsize gives the tape's size for
- * `enzyme_allocated, n, enzyme_tape, p`. The two parts are separated by
+ * `enzyme_allocated, n, enzyme_tape, p`; with `enzyme_nofree` the caller
+ * frees the tape. The two parts are separated by
  * work that overwrites the function's memory; tapes are kept for many calls
  * at once (N forwards, then N reverses in any order), inside loops, over
  * recursion, with a custom rule inside, with heap memory inside, and with
@@ -11,7 +12,7 @@
 #include <string.h>
 #include "check.h"
 
-extern int enzyme_allocated, enzyme_tape;
+extern int enzyme_allocated, enzyme_tape, enzyme_nofree, enzyme_not_overwritten;
 void *__enzyme_augmentfwd(void *, ...);
 void __enzyme_reverse(void *, ...);
 int __enzyme_augmentsize(void *, ...);
@@ -94,6 +95,14 @@ int main(void) {
   __enzyme_reverse((void *)step, enzyme_allocated, size, enzyme_tape, buf, x2, xb2);
   free(buf);
   check_step(x0, s0, xb2, "enzyme_allocated/enzyme_tape: against combined mode");
+
+  /* enzyme_nofree: the caller frees the tape; enzyme_not_overwritten (a
+   * promise that only permits keeping less) changes nothing. */
+  double x3[2] = {0.9, 0.7}, xb3[2] = {1, 2};
+  void *t3 = __enzyme_augmentfwd((void *)step, enzyme_not_overwritten, x3, xb3);
+  __enzyme_reverse((void *)step, enzyme_nofree, x3, xb3, t3);
+  free(t3);
+  check_step(x0, s0, xb3, "enzyme_nofree: against combined mode");
 
   /* An optimiser: N forwards, then N reverses (in reverse order), tapes in an array. */
   enum { N = 6 };
