@@ -124,6 +124,20 @@ const ACTIVE_RETURN: &str = "enzyme_active_return";
 const DUP_RETURN: &str = "enzyme_dup_return";
 const ALLOCATED: &str = "enzyme_allocated";
 
+/// The option markers: anywhere after the function, not tied to a parameter.
+const OPTIONS: &[&str] = &[
+    STRONG_ZERO,
+    PRIMAL_RETURN,
+    NO_RETURN,
+    TAPE,
+    ALLOCATED,
+    CONST_RETURN,
+    ACTIVE_RETURN,
+    DUP_RETURN,
+    NO_FREE,
+    NOT_OVERWRITTEN,
+];
+
 /// Markers of Enzyme's C API that this version does not implement yet.
 const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_dupv",
@@ -139,23 +153,9 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 
 /// Whether a global's name is one of Enzyme's markers (implemented or not).
 pub(crate) fn is_known_marker(name: &str) -> bool {
-    matches!(
-        name,
-        "enzyme_out"
-            | "enzyme_const"
-            | "enzyme_dup"
-            | "enzyme_dupnoneed"
-            | STRONG_ZERO
-            | PRIMAL_RETURN
-            | NO_RETURN
-            | TAPE
-            | ALLOCATED
-            | CONST_RETURN
-            | ACTIVE_RETURN
-            | DUP_RETURN
-            | NO_FREE
-            | NOT_OVERWRITTEN
-    ) || UNSUPPORTED_MARKERS.contains(&name)
+    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed")
+        || OPTIONS.contains(&name)
+        || UNSUPPORTED_MARKERS.contains(&name)
 }
 
 /// What kind of entry point a callee name is.
@@ -419,21 +419,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     // Option markers, anywhere after the function: the number of arguments
     // each takes (with its value: split mode's `enzyme_tape, p` and
     // `enzyme_allocated, n`, kept by argument index).
-    let is_option = |m: &str| {
-        matches!(
-            m,
-            STRONG_ZERO
-                | PRIMAL_RETURN
-                | NO_RETURN
-                | TAPE
-                | ALLOCATED
-                | CONST_RETURN
-                | ACTIVE_RETURN
-                | DUP_RETURN
-                | NO_FREE
-                | NOT_OVERWRITTEN
-        )
-    };
+    let is_option = |m: &str| OPTIONS.contains(&m);
     let mut take_option = |m: &str, idx: u32| -> Result<u32, Diagnostic> {
         match m {
             STRONG_ZERO => strong_zero = true,
