@@ -35,6 +35,9 @@ run() { # name, config, command...
 for config in "-O1" "-O2" "-O3" "-O2 -g -gdwarf-4"; do
   # shellcheck disable=SC2086
   run kernels "$config" "$FC" $config "$here/fortran/kernels.f90" "$here/fortran/main.f90"
+  # Assumed-shape and allocatable dummies (descriptors) on the differentiated procedures.
+  # shellcheck disable=SC2086
+  run descriptors "$config" "$FC" $config "$here/fortran/descriptors.f90"
   # C main, Fortran kernels: one module, one gradient through both languages.
   # shellcheck disable=SC2086
   run mixed "$config" "$CC" $config -I"$here/c" "$here/fortran/kernels.f90" "$here/fortran/mixed_main.c" -lm

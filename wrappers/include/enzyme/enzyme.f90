@@ -15,7 +15,10 @@
 !   ... dsquare(c_funloc(square), 3.0d0)
 !
 ! Arguments passed by reference (arrays, scalars without `value`) are
-! pointers: each is followed by its shadow, as `enzyme_dup` does in C.
+! pointers: each is followed by its shadow, as `enzyme_dup` does in C. For a
+! procedure with assumed-shape or allocatable dummies, declare the
+! interface's arrays the same way (`real(c_double) :: x(:), dx(:)`): the
+! descriptors of the array and of its shadow are passed.
 ! Pass a marker before an argument to say otherwise, e.g. `enzyme_const`.
 ! Build with enzyme-fortran, which finds this module without -I.
 module enzyme
