@@ -34,10 +34,10 @@ run() { # name, config, command...
 # valgrind 3.19 cannot read the DWARF 5 that flang writes: -gdwarf-4 under it.
 for config in "-O1" "-O2" "-O3" "-O2 -g -gdwarf-4"; do
   # shellcheck disable=SC2086
-  run kernels "$config" "$FC" $config "$here/fortran/kernels.f90" "$here/fortran/main.f90"
+  run kernels "$config" "$FC" $config "$here/fortran/checks.f90" "$here/fortran/kernels.f90" "$here/fortran/main.f90"
   # Assumed-shape and allocatable dummies (descriptors) on the differentiated procedures.
   # shellcheck disable=SC2086
-  run descriptors "$config" "$FC" $config "$here/fortran/descriptors.f90"
+  run descriptors "$config" "$FC" $config "$here/fortran/checks.f90" "$here/fortran/descriptors.f90"
   # C main, Fortran kernels: one module, one gradient through both languages.
   # shellcheck disable=SC2086
   run mixed "$config" "$CC" $config -I"$here/c" "$here/fortran/kernels.f90" "$here/fortran/mixed_main.c" -lm
@@ -46,7 +46,7 @@ for config in "-O1" "-O2" "-O3" "-O2 -g -gdwarf-4"; do
   run blas "$config" "$CC" $config -I"$here/c" "$here/fortran/blas_kernels.f90" "$here/fortran/blas_main.c" -lblas -lm
 done
 # -O0: flang's runtime calls for array intrinsics are refused clearly, with no output.
-log=$(cd "$build" && "$FC" -O0 -g "$here/fortran/kernels.f90" "$here/fortran/main.f90" -o "$build/o0" 2>&1)
+log=$(cd "$build" && "$FC" -O0 -g "$here/fortran/checks.f90" "$here/fortran/kernels.f90" "$here/fortran/main.f90" -o "$build/o0" 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && [ ! -e "$build/o0" ] && grep -qF "compile with -O1 or higher" <<<"$log" && grep -qF "kernels.f90:" <<<"$log"; then
   report "kernels [-O0 -g]: flang runtime calls refused with their lines (exit $rc)" 0

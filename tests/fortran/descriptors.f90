@@ -29,6 +29,7 @@ end module
 program check_descriptors
   use iso_c_binding
   use enzyme
+  use checks
   use descriptor_kernels
   implicit none
   interface
@@ -57,7 +58,7 @@ program check_descriptors
   end interface
   real(8) :: a(2, 3), da(2, 3), ta(2, 3), y(3), dy(3), ty(3), x(4), dx(4), tx(4), s, ds, ts
   real(8), allocatable :: w(:), dw(:), tw(:)
-  integer :: failures = 0, i, j, k
+  integer :: i, j, k
 
   a = reshape([1d0, 2d0, 3d0, 4d0, 5d0, 6d0], [2, 3])
   allocate (w(2), dw(2), tw(2))
@@ -103,18 +104,5 @@ program check_descriptors
     call check("reductions: forward vs reverse", ts, dx(i), 1d-12)
   end do
 
-  if (failures > 0) then
-    print '(i0, a)', failures, " checks failed"
-    stop 1
-  end if
-  print '(a)', "descriptor arguments: all checks passed"
-contains
-  subroutine check(what, got, expected, tol)
-    character(*), intent(in) :: what
-    real(8), intent(in) :: got, expected, tol
-    if (abs(got - expected) > tol * (1 + abs(expected))) then
-      failures = failures + 1
-      print '(a, a, es24.16, a, es24.16)', what, ": got ", got, ", want ", expected
-    end if
-  end subroutine
+  call finish("descriptor arguments: all checks passed")
 end program

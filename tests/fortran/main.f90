@@ -3,6 +3,7 @@
 program check_kernels
   use iso_c_binding
   use enzyme
+  use checks
   use kernels
   implicit none
   interface
@@ -50,8 +51,7 @@ program check_kernels
   integer, parameter :: n = 5
   real(c_double) :: x0, g, t, want, h
   real(c_double) :: x(n), dx(n), tx(n), r, dr, tr, rp, rm, u(n), du(n), up(n), um(n)
-  integer :: i, failures
-  failures = 0
+  integer :: i
   h = 1d-6
 
   do i = 0, 4
@@ -109,18 +109,5 @@ program check_kernels
     call check("diffs forward vs reverse", tr, dx(i), 1d-12)
   end do
 
-  if (failures > 0) then
-    print '(i0, a)', failures, " checks failed"
-    stop 1
-  end if
-  print '(a)', "fortran kernels: all checks passed"
-contains
-  subroutine check(what, got, expected, tol)
-    character(*), intent(in) :: what
-    real(c_double), intent(in) :: got, expected, tol
-    if (abs(got - expected) > tol * (1 + abs(expected))) then
-      failures = failures + 1
-      print '(a, a, es24.16, a, es24.16)', what, ": got ", got, ", want ", expected
-    end if
-  end subroutine
+  call finish("fortran kernels: all checks passed")
 end program
