@@ -33,6 +33,9 @@ static void fill(const double *x, double *y) {
 }
 
 static double square(double x) { return x * x; }
+static double nine(double a, double b, double c, float d, double e, double f, double g, double h, double i) {
+  return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h + 9 * i * i;
+}
 static float by_ref(const float &x) { return x * x * x; }
 static double weighted_sum(const std::vector<double> &v) {
   double s = 0;
@@ -111,6 +114,19 @@ int main() {
   check("forward, Const result: the primal", enzyme::get<0>(only), 9.0);
   auto zero = enzyme::autodiff<enzyme::Reverse, enzyme::Const<double>>(two, enzyme::Active(0.5), enzyme::Active(2.0));
   check("reverse, Const result: no derivative", enzyme::get<0>(enzyme::get<0>(zero)), 0.0);
+
+  // Nine adjoints (a float among them), and `get` on the result itself, as
+  // Enzyme's own tests write it.
+  auto r9 = enzyme::autodiff<enzyme::Reverse>(nine, enzyme::Active(1.0), enzyme::Active(1.0), enzyme::Active(1.0),
+                                              enzyme::Active(1.0f), enzyme::Active(1.0), enzyme::Active(1.0),
+                                              enzyme::Active(1.0), enzyme::Active(1.0), enzyme::Active(2.0));
+  auto &adj = enzyme::get<0>(r9);
+  check("nine: d/da", enzyme::get<0>(adj), 1.0);
+  check("nine: d/dd (float)", enzyme::get<3>(adj), 4.0);
+  check("nine: d/dh", enzyme::get<7>(adj), 8.0);
+  check("nine: d/di", enzyme::get<8>(adj), 9 * 2 * 2.0);
+  const double dsq = enzyme::get<0>(enzyme::get<0>(enzyme::autodiff<enzyme::Reverse>(square, enzyme::Active{10.0})));
+  check("get on a temporary", dsq, 20.0);
 
   if (failures)
     std::printf("cxx_enzyme_api.cpp: %d of %d checks failed\n", failures, checks);
