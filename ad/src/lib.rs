@@ -126,6 +126,11 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
                 Ok(p) => plans.push(p),
                 Err(d) => diags.push(d),
             },
+            Some(EntryPoint::VirtualReverse) => {
+                if let Err(d) = virtual_reverse(module, call) {
+                    diags.push(d)
+                }
+            }
             Some(EntryPoint::Unsupported(name)) => {
                 diags.push(markers::at_call(call, format!("`{name}` is not supported yet")).with_help(
                     "supported entry points: __enzyme_autodiff (reverse mode), __enzyme_fwddiff (forward mode)",
@@ -172,6 +177,51 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     registry::finish(module);
     define_leftover_markers(module);
     Ok(summary)
+}
+
+/// `__enzyme_virtualreverse(p)`, the shadow of a vtable or function pointer
+/// (Enzyme's way to give a shadow object its vtable: `*(void **)dobj =
+/// __enzyme_virtualreverse(*(void **)dobj)`). Here a vtable or function is
+/// its own shadow: calls through pointers are differentiated by dispatching
+/// on the primal's target (see `dispatch`), so the call is the pointer itself.
+fn virtual_reverse(module: LLVMModuleRef, call: Value) -> Result<(), Diagnostic> {
+    let n = ir::call_arg_count(call);
+    let arg = (n == 1).then(|| ir::operand(call, 0)).filter(|a| ir::is_pointer(ir::type_of(*a)));
+    let (Some(a), true) = (arg, ir::is_pointer(ir::type_of(call))) else {
+        return Err(markers::at_call(call, "`__enzyme_virtualreverse` takes one pointer and returns one".into())
+            .with_help("pass a vtable pointer or a function: `__enzyme_virtualreverse(*(void **)obj)`"));
+    };
+    let e = Emitter::new(module);
+    e.before(call);
+    keep_invoke_edges(&e, call);
+    unsafe {
+        LLVMReplaceAllUsesWith(call, a);
+        LLVMInstructionEraseFromParent(call);
+    }
+    Ok(())
+}
+
+/// Before an entry point's call is erased: if it is an `invoke`, an invoke
+/// of a function that does nothing takes its place at the builder, so the
+/// block keeps its terminator and both edges (the unwind destination's phis
+/// stay valid; it is never taken).
+pub(crate) fn keep_invoke_edges(e: &Emitter, call: Value) {
+    if ir::opcode(call) != llvm_sys::LLVMOpcode::LLVMInvoke {
+        return;
+    }
+    unsafe {
+        let nop = runtime::nop_function(e.module);
+        LLVMBuildInvoke2(
+            e.b,
+            ir::function_type(nop),
+            nop,
+            std::ptr::null_mut(),
+            0,
+            LLVMGetNormalDest(call),
+            LLVMGetUnwindDest(call),
+            c"".as_ptr(),
+        );
+    }
 }
 
 /// Unoptimised (`-O0`) callers of entry points, where wrappers such as

@@ -94,7 +94,7 @@ impl MarkerCall {
 
 /// Entry points of Enzyme's C API that this version does not implement.
 const UNSUPPORTED_ENTRY_POINTS: &[&str] =
-    &["__enzyme_fwdsplit", "__enzyme_batch", "__enzyme_virtualreverse", "__enzyme_todense", "__enzyme_error_estimate"];
+    &["__enzyme_fwdsplit", "__enzyme_batch", "__enzyme_todense", "__enzyme_error_estimate"];
 
 /// The option marker asking that a zero tangent or adjoint times an
 /// infinite or NaN partial contribute zero (Enzyme's `checkedMul`); it takes
@@ -164,6 +164,9 @@ pub(crate) enum EntryPoint {
     /// Split reverse mode (`__enzyme_augmentfwd`, `__enzyme_reverse`,
     /// `__enzyme_augmentsize`).
     Split(SplitPart),
+    /// `__enzyme_virtualreverse(p)`: the shadow of a vtable or function
+    /// pointer, for shadow objects.
+    VirtualReverse,
     Unsupported(&'static str),
 }
 
@@ -195,6 +198,9 @@ pub(crate) fn entry_point(name: &str) -> Option<EntryPoint> {
     }
     if name.contains("__enzyme_fwddiff") {
         return Some(EntryPoint::Diff(Mode::Forward));
+    }
+    if name.contains("__enzyme_virtualreverse") {
+        return Some(EntryPoint::VirtualReverse);
     }
     for part in [SplitPart::Augment, SplitPart::Reverse, SplitPart::Size] {
         if name.contains(part.entry_name()) {

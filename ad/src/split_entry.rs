@@ -61,24 +61,7 @@ pub(crate) fn rewrite(module: llvm_sys::prelude::LLVMModuleRef, plan: &MarkerCal
         SplitPart::Augment => augment(&e, plan, &tape, d.expect("the split derivative")),
         SplitPart::Reverse => reverse(&e, plan, &tape),
     };
-    if ir::opcode(plan.call) == llvm_sys::LLVMOpcode::LLVMInvoke {
-        // The invoke's edges stay (its normal destination is entered only
-        // from here, see `markers::parse`): an invoke of a function that
-        // does nothing takes its place.
-        unsafe {
-            let nop = crate::runtime::nop_function(module);
-            LLVMBuildInvoke2(
-                e.b,
-                ir::function_type(nop),
-                nop,
-                std::ptr::null_mut(),
-                0,
-                LLVMGetNormalDest(plan.call),
-                LLVMGetUnwindDest(plan.call),
-                c"".as_ptr(),
-            );
-        }
-    }
+    crate::keep_invoke_edges(&e, plan.call);
     crate::finish_call(&e, plan, value);
 }
 
