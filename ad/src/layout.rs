@@ -458,34 +458,85 @@ pub(crate) fn all_zero_indices(gep: Value) -> bool {
     })
 }
 
+/// A `getelementptr` whose field indices are constants: its byte offset
+/// from its base pointer (when the first index, which steps over whole
+/// objects, is constant too), the type it addresses, and whether a union
+/// (whose type says nothing about which member the bytes hold) is on the way.
+pub(crate) struct ConstantGep {
+    pub offset: Option<u64>,
+    pub addressed: ir::Type,
+    pub through_union: bool,
+}
+
+pub(crate) fn constant_gep(gep: Value, td: llvm_sys::target::LLVMTargetDataRef) -> Option<ConstantGep> {
+    use llvm_sys::target::{LLVMABISizeOfType, LLVMOffsetOfElement};
+    use llvm_sys::LLVMTypeKind::*;
+    unsafe {
+        if LLVMIsAGetElementPtrInst(gep).is_null() {
+            return None;
+        }
+        let mut t = LLVMGetGEPSourceElementType(gep);
+        let mut g = ConstantGep { offset: Some(0), addressed: t, through_union: false };
+        for k in 1..ir::operand_count(gep) {
+            let idx = ir::operand(gep, k);
+            if LLVMIsAConstantInt(idx).is_null() {
+                if k == 1 {
+                    g.offset = None;
+                    continue;
+                }
+                return None;
+            }
+            let n = LLVMConstIntGetSExtValue(idx);
+            let step = |t: ir::Type| (n as u64).wrapping_mul(LLVMABISizeOfType(td, t));
+            let add = |g: &mut ConstantGep, d: u64| g.offset = g.offset.map(|o| o.wrapping_add(d));
+            if k == 1 {
+                add(&mut g, step(t));
+                continue;
+            }
+            match ir::kind(t) {
+                LLVMStructTypeKind => {
+                    g.through_union |= is_union(t);
+                    add(&mut g, LLVMOffsetOfElement(td, t, n as u32));
+                    t = LLVMStructGetTypeAtIndex(t, n as u32);
+                }
+                LLVMArrayTypeKind => {
+                    t = LLVMGetElementType(t);
+                    add(&mut g, step(t));
+                }
+                _ => return None,
+            }
+        }
+        g.addressed = t;
+        g.through_union |= ir::kind(t) == LLVMStructTypeKind && is_union(t);
+        Some(g)
+    }
+}
+
 /// The type of the field a `getelementptr` with constant indices into a
 /// struct addresses (`getelementptr %struct.pair, ptr %p, 0, 0` is the pair's
 /// first field), if no union is on the way: the source's own type for that
 /// access, which holds at -O0 where no TBAA tags say it.
 pub(crate) fn struct_field_type(gep: Value) -> Option<ir::Type> {
     unsafe {
-        if LLVMIsAGetElementPtrInst(gep).is_null() {
+        if LLVMIsAGetElementPtrInst(gep).is_null()
+            || ir::kind(LLVMGetGEPSourceElementType(gep)) != llvm_sys::LLVMTypeKind::LLVMStructTypeKind
+        {
             return None;
         }
-        let mut t = LLVMGetGEPSourceElementType(gep);
-        if ir::kind(t) != llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
-            return None;
-        }
-        for k in 2..ir::operand_count(gep) {
-            let idx = ir::operand(gep, k);
-            if LLVMIsAConstantInt(idx).is_null() {
-                return None;
-            }
-            t = match ir::kind(t) {
-                llvm_sys::LLVMTypeKind::LLVMStructTypeKind if !is_union(t) => {
-                    LLVMStructGetTypeAtIndex(t, LLVMConstIntGetZExtValue(idx) as u32)
-                }
-                llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => LLVMGetElementType(t),
-                _ => return None,
-            };
-        }
-        (!(ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMStructTypeKind && is_union(t))).then_some(t)
     }
+    let g = constant_gep(gep, data_layout(ir::parent_function(gep)))?;
+    (!g.through_union).then_some(g.addressed)
+}
+
+/// The base of an address and its constant byte offset from it, through
+/// `getelementptr`s with constant indices.
+pub(crate) fn constant_offset(mut p: Value, td: llvm_sys::target::LLVMTargetDataRef) -> Option<(Value, u64)> {
+    let mut total: u64 = 0;
+    while unsafe { !LLVMIsAGetElementPtrInst(p).is_null() } {
+        total = total.wrapping_add(constant_gep(p, td)?.offset?);
+        p = ir::operand(p, 0);
+    }
+    Some((p, total))
 }
 
 /// A struct type clang made for a C or C++ union (`%union.U`).

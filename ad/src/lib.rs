@@ -428,29 +428,9 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
     let f = plan.function;
     let params = ir::params(f);
     let rt = ir::return_type(f);
-    let mut args = Vec::new();
-    for (p, a) in params.iter().zip(&plan.args) {
-        let pt = ir::type_of(*p);
-        let primal = e.convert_arg(a.primal, pt).expect("checked when parsing");
-        args.push(primal);
-        if ir::is_pointer(pt) {
-            if let Some(s) = a.shadow {
-                args.push(s);
-            }
-        } else if plan.mode == Mode::Forward && ir::is_float(pt) {
-            let t = match a.shadow {
-                Some(s) => e.convert_arg(s, pt).expect("checked when parsing"),
-                None => e.zero(pt),
-            };
-            args.push(t);
-        }
-    }
+    let (mut args, _) = derivative_args(&e, plan);
     if plan.mode == Mode::Reverse && ir::is_float(rt) {
-        let seed = match plan.seed {
-            Some(s) => e.convert_float(s, rt),
-            None => ir::const_real(rt, 1.0),
-        };
-        args.push(seed);
+        args.push(seed_value(&e, plan));
     }
     let invoke = ir::opcode(plan.call) == llvm_sys::LLVMOpcode::LLVMInvoke;
     let r = if invoke {
@@ -503,16 +483,7 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
                 let n = params.iter().filter(|p| ir::is_float(ir::type_of(**p))).count() as u32;
                 out.push(e.extract(r, n));
             }
-            let mut k = 0;
-            for (p, a) in params.iter().zip(&plan.args) {
-                if !ir::is_float(ir::type_of(*p)) {
-                    continue;
-                }
-                if a.activity == Activity::Active {
-                    out.push(e.extract(r, k));
-                }
-                k += 1;
-            }
+            out.extend(returned_adjoints(plan).into_iter().map(|(k, _)| e.extract(r, k)));
             out
         }
     };
@@ -523,6 +494,53 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
     }
     let value = results_value(&e, plan, results);
     finish_call(&e, plan, value);
+}
+
+/// The derivative's arguments at an entry point call: each parameter's
+/// value, followed by its shadow (pointers with one) or, in forward mode,
+/// its tangent (floats); and the shadows alone.
+pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Vec<Value>) {
+    let (mut args, mut shadows) = (Vec::new(), Vec::new());
+    for (p, a) in ir::params(plan.function).iter().zip(&plan.args) {
+        let pt = ir::type_of(*p);
+        args.push(e.convert_arg(a.primal, pt).expect("checked when parsing"));
+        if ir::is_pointer(pt) {
+            if let Some(s) = a.shadow {
+                args.push(s);
+                shadows.push(s);
+            }
+        } else if plan.mode == Mode::Forward && ir::is_float(pt) {
+            let t = match a.shadow {
+                Some(s) => e.convert_arg(s, pt).expect("checked when parsing"),
+                None => e.zero(pt),
+            };
+            args.push(t);
+        }
+    }
+    (args, shadows)
+}
+
+/// The seed of a float result in reverse mode: the one given, else 1.
+pub(crate) fn seed_value(e: &Emitter, plan: &MarkerCall) -> Value {
+    let rt = ir::return_type(plan.function);
+    match plan.seed {
+        Some(s) => e.convert_float(s, rt),
+        None => ir::const_real(rt, 1.0),
+    }
+}
+
+/// The adjoints a reverse-mode call returns: for each active float
+/// parameter, its place among the float parameters (where the derivative
+/// leaves its adjoint) and its type.
+pub(crate) fn returned_adjoints(plan: &MarkerCall) -> Vec<(u32, Type)> {
+    ir::params(plan.function)
+        .into_iter()
+        .zip(&plan.args)
+        .filter(|(p, _)| ir::is_float(ir::type_of(*p)))
+        .enumerate()
+        .filter(|(_, (_, a))| a.activity == Activity::Active)
+        .map(|(k, (p, _))| (k as u32, ir::type_of(p)))
+        .collect()
 }
 
 /// The value an entry point call returns, from what it produces in order

@@ -151,11 +151,20 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_buffer",
 ];
 
+/// The activity an activity marker names.
+fn activity_of(name: &str) -> Option<Activity> {
+    match name {
+        "enzyme_out" => Some(Activity::Active),
+        "enzyme_const" => Some(Activity::Const),
+        "enzyme_dup" => Some(Activity::Dup),
+        "enzyme_dupnoneed" => Some(Activity::DupNoNeed),
+        _ => None,
+    }
+}
+
 /// Whether a global's name is one of Enzyme's markers (implemented or not).
 pub(crate) fn is_known_marker(name: &str) -> bool {
-    matches!(name, "enzyme_out" | "enzyme_const" | "enzyme_dup" | "enzyme_dupnoneed")
-        || OPTIONS.contains(&name)
-        || UNSUPPORTED_MARKERS.contains(&name)
+    activity_of(name).is_some() || OPTIONS.contains(&name) || UNSUPPORTED_MARKERS.contains(&name)
 }
 
 /// What kind of entry point a callee name is.
@@ -488,13 +497,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
                     marker_loads.extend(load);
                 }
                 Some((m, load)) => {
-                    let activity = match m.as_str() {
-                        "enzyme_out" => Activity::Active,
-                        "enzyme_const" => Activity::Const,
-                        "enzyme_dup" => Activity::Dup,
-                        "enzyme_dupnoneed" => Activity::DupNoNeed,
-                        other => return Err(bad_marker(call, other)),
-                    };
+                    let Some(activity) = activity_of(&m) else { return Err(bad_marker(call, &m)) };
                     if explicit.is_some() {
                         return Err(at_call(
                             call,
@@ -708,11 +711,7 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
     for p in ir::params(function) {
         let m = (idx < n).then(|| marker(ir::operand(call, idx))).flatten();
         let activity = match m.as_ref().map(|(m, _)| m.as_str()) {
-            Some("enzyme_dup") => Activity::Dup,
-            Some("enzyme_dupnoneed") => Activity::DupNoNeed,
-            Some("enzyme_const") => Activity::Const,
-            Some("enzyme_out") => Activity::Active,
-            Some(other) => return Err(bad_marker(call, other)),
+            Some(name) => activity_of(name).ok_or_else(|| bad_marker(call, name))?,
             None if ir::is_pointer(ir::type_of(p)) => Activity::Dup,
             None => Activity::Const,
         };

@@ -579,42 +579,8 @@ fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -
     }
     let td = crate::layout::data_layout(f);
     let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
-    constant_offset(p, td).is_some_and(|(r, at)| r == root && only_integer_accesses_at(f, root, at, size, td))
-}
-
-/// The base of an address and its constant byte offset from it, through
-/// `getelementptr`s with constant indices.
-fn constant_offset(mut p: Value, td: llvm_sys::target::LLVMTargetDataRef) -> Option<(Value, u64)> {
-    let mut total: u64 = 0;
-    unsafe {
-        while !LLVMIsAGetElementPtrInst(p).is_null() {
-            let mut t = LLVMGetGEPSourceElementType(p);
-            for k in 1..ir::operand_count(p) {
-                let idx = ir::operand(p, k);
-                if LLVMIsAConstantInt(idx).is_null() {
-                    return None;
-                }
-                let n = LLVMConstIntGetSExtValue(idx);
-                if k == 1 {
-                    total = total.wrapping_add((n as u64).wrapping_mul(llvm_sys::target::LLVMABISizeOfType(td, t)));
-                    continue;
-                }
-                match ir::kind(t) {
-                    llvm_sys::LLVMTypeKind::LLVMStructTypeKind => {
-                        total = total.wrapping_add(llvm_sys::target::LLVMOffsetOfElement(td, t, n as u32));
-                        t = LLVMStructGetTypeAtIndex(t, n as u32);
-                    }
-                    llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => {
-                        t = LLVMGetElementType(t);
-                        total = total.wrapping_add((n as u64).wrapping_mul(llvm_sys::target::LLVMABISizeOfType(td, t)));
-                    }
-                    _ => return None,
-                }
-            }
-            p = ir::operand(p, 0);
-        }
-    }
-    Some((p, total))
+    crate::layout::constant_offset(p, td)
+        .is_some_and(|(r, at)| r == root && only_integer_accesses_at(f, root, at, size, td))
 }
 
 /// Whether every load and store through `root` that may touch bytes
@@ -635,7 +601,7 @@ fn only_integer_accesses_at(
         if root_of(ptr) != root {
             return true;
         }
-        match constant_offset(ptr, td) {
+        match crate::layout::constant_offset(ptr, td) {
             Some((r, o)) if r == root => {
                 let n = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
                 o + n <= at || at + size <= o || ir::is_int(t)

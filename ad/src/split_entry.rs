@@ -42,14 +42,6 @@ fn tape_of(ctx: llvm_sys::prelude::LLVMContextRef, plan: &MarkerCall) -> Tape {
     }
 }
 
-/// The size in bytes of the tape of a split-mode call.
-pub(crate) fn tape_size(module: llvm_sys::prelude::LLVMModuleRef, plan: &MarkerCall) -> u64 {
-    unsafe {
-        let tape = tape_of(LLVMGetModuleContext(module), plan);
-        LLVMABISizeOfType(LLVMGetModuleDataLayout(module), tape.ty)
-    }
-}
-
 /// Replaces a split-mode call: `d` is the function's split derivative (none
 /// for `__enzyme_augmentsize`).
 pub(crate) fn rewrite(module: llvm_sys::prelude::LLVMModuleRef, plan: &MarkerCall, d: Option<Value>) {
@@ -57,7 +49,10 @@ pub(crate) fn rewrite(module: llvm_sys::prelude::LLVMModuleRef, plan: &MarkerCal
     e.before(plan.call);
     let tape = tape_of(e.ctx, plan);
     let value = match plan.split.expect("a split-mode call") {
-        SplitPart::Size => Some(unsafe { LLVMConstInt(ir::type_of(plan.call), tape_size(module, plan), 0) }),
+        SplitPart::Size => Some(unsafe {
+            let bytes = LLVMABISizeOfType(LLVMGetModuleDataLayout(module), tape.ty);
+            LLVMConstInt(ir::type_of(plan.call), bytes, 0)
+        }),
         SplitPart::Augment => augment(&e, plan, &tape, d.expect("the split derivative")),
         SplitPart::Reverse => reverse(&e, plan, &tape),
     };
@@ -76,22 +71,6 @@ fn shadow_slot(e: &Emitter, tape: &Tape, t: Value, j: u32) -> Value {
             [LLVMConstInt(i32t, 0, 0), LLVMConstInt(i32t, SHADOWS as u64, 0), LLVMConstInt(i32t, j as u64, 0)];
         LLVMBuildGEP2(e.b, tape.ty, t, idx.as_mut_ptr(), 3, c"".as_ptr())
     }
-}
-
-/// The arguments of the split derivative: each parameter's value, each
-/// shadowed pointer's shadow after it.
-fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Vec<Value>) {
-    let (mut args, mut shadows) = (Vec::new(), Vec::new());
-    for (p, a) in ir::params(plan.function).iter().zip(&plan.args) {
-        let pt = ir::type_of(*p);
-        args.push(e.convert_arg(a.primal, pt).expect("checked when parsing"));
-        if let Some(s) = a.shadow {
-            let s = e.convert_arg(s, pt).expect("checked when parsing");
-            args.push(s);
-            shadows.push(s);
-        }
-    }
-    (args, shadows)
 }
 
 fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Value> {
@@ -116,7 +95,7 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
         let io = field(e, tape, t, IO);
         let list = field(e, tape, t, LIST);
         e.store(list, tape.io.field(e, io, tape.io.freed));
-        let (mut args, shadows) = derivative_args(e, plan);
+        let (mut args, shadows) = crate::derivative_args(e, plan);
         for (j, s) in shadows.iter().enumerate() {
             e.store(*s, shadow_slot(e, tape, t, j as u32));
         }
@@ -152,7 +131,7 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
         let ptr = LLVMPointerTypeInContext(e.ctx, 0);
         let t = ir::operand(plan.call, plan.tape.expect("parsed"));
         // The reverse sweep uses the shadows the forward part was given.
-        let (_, shadows) = derivative_args(e, plan);
+        let (_, shadows) = crate::derivative_args(e, plan);
         if shadows.len() as u32 == tape.shadows {
             let mut differ = LLVMConstInt(LLVMInt1TypeInContext(e.ctx), 0, 0);
             for (j, s) in shadows.iter().enumerate() {
@@ -167,28 +146,15 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
             );
         }
         let io = field(e, tape, t, IO);
-        let rt = ir::return_type(plan.function);
         if let Some(k) = tape.io.seed {
-            let seed = match plan.seed {
-                Some(s) => e.convert_float(s, rt),
-                None => ir::const_real(rt, 1.0),
-            };
-            e.store(seed, tape.io.field(e, io, k));
+            e.store(crate::seed_value(e, plan), tape.io.field(e, io, k));
         }
         let h = e.load(ptr, field(e, tape, t, HANDLE));
         e.intrinsic("llvm.coro.resume", &[], &mut [h]);
-        let mut results = Vec::new();
-        let mut j = tape.io.adjoints;
-        for (p, a) in ir::params(plan.function).iter().zip(&plan.args) {
-            let pt = ir::type_of(*p);
-            if !ir::is_float(pt) {
-                continue;
-            }
-            if a.activity == crate::markers::Activity::Active {
-                results.push(e.load(pt, tape.io.field(e, io, j)));
-            }
-            j += 1;
-        }
+        let results = crate::returned_adjoints(plan)
+            .into_iter()
+            .map(|(k, t)| e.load(t, tape.io.field(e, io, tape.io.adjoints + k)))
+            .collect();
         let free_list = crate::runtime::free_shadow_list_function(module);
         e.call(free_list, &mut [field(e, tape, t, LIST)]);
         if plan.allocated.is_none() && !is_explicit_tape(plan) && !plan.no_free {
