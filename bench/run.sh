@@ -15,6 +15,7 @@
 #      its own (ENZYME_TIME=1); then build time against function size
 #      (bench/scaling.sh, 200 to 8000 statements), and a Rust edit's rebuild
 #      through cargo enzyme (bench/rust_relink.sh);
+#   6. vector mode: whole Jacobians by width (bench/vector.sh);
 # and writes bench/results/latest.md.
 # `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
 # Environment: BENCH_INSTR=0 skips the instruction counts; BENCH_VENV is the
@@ -192,6 +193,9 @@ for line in "${BENCHES[@]}"; do
 done
 
 if [ $smoke -eq 1 ]; then
+  # Vector mode's Jacobians: every width against width 1 and finite differences.
+  checked=$((checked + 1))
+  "$here/vector.sh" --check >/dev/null || fail "vector-mode Jacobians"
   echo "benchmark checks: $((checked - failed)) passed, $failed failed"
   [ $failed -eq 0 ]
   exit
@@ -200,6 +204,8 @@ fi
 scaling=$("$here/scaling.sh") || fail "build-time scaling"
 # Rust edit-and-rebuild time through cargo enzyme (the template's test first).
 relink=$("$here/rust_relink.sh") || fail "Rust relink"
+# Vector mode: Jacobians by width.
+vector=$("$here/vector.sh") || fail "vector-mode Jacobians"
 
 {
   echo "# Benchmark results"
@@ -260,6 +266,8 @@ relink=$("$here/rust_relink.sh") || fail "Rust relink"
   echo "$scaling"
   echo
   echo "$relink"
+  echo
+  echo "$vector"
   echo
   echo "Every derivative was checked before it was timed: ours against central finite differences, forward against"
   echo "reverse, hand-written against ours, the peers against ours number by number (relative 1e-8)."

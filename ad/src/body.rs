@@ -64,33 +64,76 @@ pub(crate) fn struct_type(ctx: LLVMContextRef, elems: &[Type]) -> Type {
     unsafe { LLVMStructTypeInContext(ctx, e.as_mut_ptr(), e.len() as u32, 0) }
 }
 
-/// Maps the parameters of `f` to those of its derivative `d`; returns the
-/// tangent (forward) and shadow parameters too.
-pub(crate) fn map_params(
-    f: Value,
-    d: Value,
-    dup: &[bool],
-    mode: Mode,
-) -> (HashMap<Value, Value>, HashMap<Value, Value>, HashMap<Value, Value>) {
-    let (mut map, mut tan, mut sh) = (HashMap::new(), HashMap::new(), HashMap::new());
+/// The parameters of a derivative: primal values, and per lane (vector
+/// mode has `width` lanes) the tangents (forward) and shadows.
+pub(crate) struct Params {
+    pub map: HashMap<Value, Value>,
+    pub tan: Vec<HashMap<Value, Value>>,
+    pub sh: Vec<HashMap<Value, Value>>,
+}
+
+/// Maps the parameters of `f` to those of its derivative `d`: each
+/// parameter is followed by `width` shadows (duplicated pointers) or, in
+/// forward mode, `width` tangents (floats).
+pub(crate) fn map_params(f: Value, d: Value, dup: &[bool], mode: Mode, width: u32) -> Params {
+    let lanes = width as usize;
+    let mut out = Params { map: HashMap::new(), tan: vec![HashMap::new(); lanes], sh: vec![HashMap::new(); lanes] };
     let dparams = ir::params(d);
     let mut k = 0;
+    let suffix = |lane: usize| if lanes == 1 { String::new() } else { format!(".{lane}") };
     for (n, p) in ir::params(f).into_iter().enumerate() {
         let t = ir::type_of(p);
-        map.insert(p, dparams[k]);
+        out.map.insert(p, dparams[k]);
         ir::set_name(dparams[k], &ir::name(p));
         k += 1;
         if ir::is_pointer(t) && dup.get(n).copied().unwrap_or(false) {
-            sh.insert(p, dparams[k]);
-            ir::set_name(dparams[k], &format!("{}.shadow", ir::name(p)));
-            k += 1;
+            for lane in 0..lanes {
+                out.sh[lane].insert(p, dparams[k]);
+                ir::set_name(dparams[k], &format!("{}.shadow{}", ir::name(p), suffix(lane)));
+                k += 1;
+            }
         } else if mode == Mode::Forward && ir::is_float(t) {
-            tan.insert(p, dparams[k]);
-            ir::set_name(dparams[k], &format!("d{}", ir::name(p)));
-            k += 1;
+            for lane in 0..lanes {
+                out.tan[lane].insert(p, dparams[k]);
+                ir::set_name(dparams[k], &format!("d{}{}", ir::name(p), suffix(lane)));
+                k += 1;
+            }
         }
     }
-    (map, tan, sh)
+    out
+}
+
+/// Vector mode's lanes in a derivative being built: the builder works on
+/// the current lane's maps (tangents, shadows, adjoints) in its own fields;
+/// the other lanes' maps are stored aside and exchanged on a switch.
+pub(crate) trait Lanes: Sized {
+    /// The number of lanes (the width).
+    fn lane_count(&self) -> usize;
+    /// The lane whose maps are in the builder's fields.
+    fn current_lane(&self) -> usize;
+    /// Exchanges the builder's fields with lane `lane`'s stored maps.
+    fn exchange(&mut self, lane: usize);
+    /// Records which lane is current.
+    fn note_current(&mut self, lane: usize);
+
+    /// Makes `lane`'s maps the current ones.
+    fn set_lane(&mut self, lane: usize) {
+        let current = self.current_lane();
+        if lane != current {
+            self.exchange(current);
+            self.exchange(lane);
+            self.note_current(lane);
+        }
+    }
+
+    /// Runs `f` once per lane, with that lane current; lane 0 after.
+    fn each_lane(&mut self, mut f: impl FnMut(&mut Self)) {
+        for lane in 0..self.lane_count() {
+            self.set_lane(lane);
+            f(self);
+        }
+        self.set_lane(0);
+    }
 }
 
 /// Shadows of pointer values, shared by both modes.
@@ -99,11 +142,13 @@ pub(crate) struct Shadows {
     /// The module's shadow globals, per global (shared by all derivatives).
     pub(crate) globals: ShadowGlobals,
     pub(crate) module: LLVMModuleRef,
+    /// Which derivative lane these shadows are of (vector mode).
+    pub(crate) lane: u32,
 }
 
 impl Shadows {
-    pub(crate) fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, globals: ShadowGlobals) -> Shadows {
-        Shadows { sh, globals, module }
+    pub(crate) fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, globals: ShadowGlobals, lane: u32) -> Shadows {
+        Shadows { sh, globals, module, lane }
     }
 
     /// The shadow of a pointer operand: null stays null.
@@ -135,16 +180,17 @@ impl Shadows {
             if let Some(s) = crate::registry::user_shadow(v) {
                 return s;
             }
-            if let Some(s) = self.globals.borrow().get(&v) {
+            if let Some(s) = self.globals.borrow().get(&(v, self.lane)) {
                 return *s;
             }
             let t = LLVMGlobalGetValueType(v);
-            let name = ir::cstring(&format!("{}.enzyme.shadow", ir::name(v)));
+            let lane = if self.lane == 0 { String::new() } else { format!(".{}", self.lane) };
+            let name = ir::cstring(&format!("{}.enzyme.shadow{lane}", ir::name(v)));
             let s = LLVMAddGlobal(self.module, t, name.as_ptr());
             LLVMSetInitializer(s, LLVMConstNull(t));
             LLVMSetLinkage(s, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
             LLVMSetAlignment(s, LLVMGetAlignment(v));
-            self.globals.borrow_mut().insert(v, s);
+            self.globals.borrow_mut().insert((v, self.lane), s);
             return s;
         }
         let base = self.constant_shadow(LLVMGetOperand(v, 0));

@@ -1,5 +1,10 @@
 //! Forward mode: tangents alongside primal values, shadows alongside
 //! pointers (see [`crate::gen`] for the derivative's signature).
+//!
+//! Vector mode (`enzyme_width, N`) has N lanes: each primal instruction is
+//! cloned once and its tangents and shadows are made once per lane, so the
+//! lanes share the primal's values and the partial derivatives computed
+//! from them (identical expressions, merged by the post-AD optimiser).
 
 use std::collections::HashMap;
 
@@ -8,12 +13,12 @@ use llvm_sys::core::*;
 use crate::cfg::Cfg;
 use crate::classify::{classify, Kind};
 use crate::emit::{rule_operands, Emitter};
-use crate::ir::{self, Block, Value};
+use crate::ir::{self, type_of as t_of, Block, Value};
 use crate::memory::{self, Memory, PtrStatus};
 use crate::request::{Derivatives, Mode, Request};
 use crate::runtime::libc_function;
 
-use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Shadows, EMPTY};
+use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Lanes, Shadows, EMPTY};
 
 /// State of one forward-mode function being built.
 pub(crate) struct Forward<'g> {
@@ -22,8 +27,34 @@ pub(crate) struct Forward<'g> {
     pub(super) cfg: Cfg,
     pub(super) mem: Memory,
     pub(super) map: HashMap<Value, Value>,
+    /// Tangents of the current lane.
     pub(super) tan: HashMap<Value, Value>,
+    /// Shadows of the current lane.
     pub(super) sh: Shadows,
+    /// Every lane's tangents and shadows; the current lane's entry holds
+    /// a placeholder while its maps are in `tan` and `sh`.
+    lanes: Vec<(HashMap<Value, Value>, Shadows)>,
+    lane: usize,
+}
+
+impl Lanes for Forward<'_> {
+    fn lane_count(&self) -> usize {
+        self.lanes.len()
+    }
+
+    fn current_lane(&self) -> usize {
+        self.lane
+    }
+
+    fn exchange(&mut self, lane: usize) {
+        let (tan, sh) = &mut self.lanes[lane];
+        std::mem::swap(&mut self.tan, tan);
+        std::mem::swap(&mut self.sh, sh);
+    }
+
+    fn note_current(&mut self, lane: usize) {
+        self.lane = lane;
+    }
 }
 
 impl<'g> Forward<'g> {
@@ -33,11 +64,17 @@ impl<'g> Forward<'g> {
         let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
         let mut e = Emitter::new(g.module());
         e.strong_zero = r.strong_zero;
-        let (map, tan, sh) = map_params(f, d, dup, Mode::Forward);
+        let params = map_params(f, d, dup, Mode::Forward, r.width);
         // A first block of its own, so the body's entry may be a loop header.
         let prologue_block = e.append_block(d, "prologue");
-        let sh = Shadows::new(sh, g.module(), g.shadow_globals());
-        let mut s = Forward { g, e, cfg, mem, map, tan, sh };
+        let (module, globals) = (g.module(), g.shadow_globals());
+        let lanes: Vec<(HashMap<Value, Value>, Shadows)> = (params.tan.into_iter().zip(params.sh))
+            .enumerate()
+            .map(|(k, (tan, sh))| (tan, Shadows::new(sh, module, globals.clone(), k as u32)))
+            .collect();
+        let placeholder = Shadows::new(HashMap::new(), module, globals, 0);
+        let mut s = Forward { g, e, cfg, mem, map: params.map, tan: HashMap::new(), sh: placeholder, lanes, lane: 0 };
+        s.exchange(0);
         for b in s.cfg.order.clone() {
             let nb = s.e.append_block(d, "");
             s.map.insert(ir::block_value(b), ir::block_value(nb));
@@ -69,7 +106,6 @@ impl<'g> Forward<'g> {
                     break;
                 }
                 let phi = self.map[&i];
-                let tphi = self.tan.get(&i).copied();
                 for (v, pb) in ir::incoming(i) {
                     if !self.cfg.reachable(pb) {
                         continue;
@@ -77,14 +113,61 @@ impl<'g> Forward<'g> {
                     let mut nb = self.block(pb);
                     let mut nv = self.val(v);
                     unsafe { LLVMAddIncoming(phi, &mut nv, &mut nb, 1) };
-                    if let Some(tp) = tphi {
-                        let mut tv = self.tangent(v);
-                        unsafe { LLVMAddIncoming(tp, &mut tv, &mut nb, 1) };
-                    }
                 }
-                let map = &self.map;
-                self.sh.fill_phi(i, &self.cfg, |b| unsafe { LLVMValueAsBasicBlock(map[&ir::block_value(b)]) });
+                for lane in 0..self.width() {
+                    self.set_lane(lane);
+                    if let Some(tp) = self.tan.get(&i).copied() {
+                        for (v, pb) in ir::incoming(i) {
+                            if self.cfg.reachable(pb) {
+                                let (mut tv, mut nb) = (self.tangent(v), self.block(pb));
+                                unsafe { LLVMAddIncoming(tp, &mut tv, &mut nb, 1) };
+                            }
+                        }
+                    }
+                    let map = &self.map;
+                    self.sh.fill_phi(i, &self.cfg, |b| unsafe { LLVMValueAsBasicBlock(map[&ir::block_value(b)]) });
+                }
+                self.set_lane(0);
             }
+        }
+    }
+
+    /// The number of derivative lanes.
+    pub(super) fn width(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// The tangent of `v` in every lane.
+    fn lane_tangents(&mut self, v: Value) -> Vec<Value> {
+        let out = (0..self.width())
+            .map(|k| {
+                self.set_lane(k);
+                self.tangent(v)
+            })
+            .collect();
+        self.set_lane(0);
+        out
+    }
+
+    /// A float result's tangents as the derivative returns them: the value
+    /// itself at width 1, an array of one per lane in vector mode.
+    fn packed_tangents(&self, tangents: Vec<Value>, t: crate::ir::Type) -> Value {
+        if tangents.len() == 1 {
+            return tangents[0];
+        }
+        let mut agg = unsafe { LLVMGetUndef(LLVMArrayType2(t, tangents.len() as u64)) };
+        for (k, v) in tangents.into_iter().enumerate() {
+            agg = self.e.insert(agg, v, k as u32);
+        }
+        agg
+    }
+
+    /// Lane `lane` of a tangent the derivative of a call returned.
+    fn unpacked_tangent(&self, packed: Value, lane: usize) -> Value {
+        if self.width() == 1 {
+            packed
+        } else {
+            self.e.extract(packed, lane as u32)
         }
     }
 
@@ -119,17 +202,22 @@ impl<'g> Forward<'g> {
                 let phi = LLVMBuildPhi(self.e.b, t, EMPTY);
                 ir::set_name(phi, &ir::name(i));
                 self.map.insert(i, phi);
-                if ir::is_real(t) {
-                    self.tan.insert(i, LLVMBuildPhi(self.e.b, t, EMPTY));
+                for lane in 0..self.width() {
+                    self.set_lane(lane);
+                    if ir::is_real(t) {
+                        self.tan.insert(i, LLVMBuildPhi(self.e.b, t, EMPTY));
+                    }
+                    self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
                 }
-                self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
+                self.set_lane(0);
             },
             Kind::Return => unsafe {
                 if ir::is_float(ir::return_type(f)) {
                     let v = ir::operand(i, 0);
+                    let tangents = self.lane_tangents(v);
                     let agg = LLVMGetUndef(LLVMGetReturnType(LLVMGlobalGetValueType(d)));
                     let agg = self.e.insert(agg, self.val(v), 0);
-                    let agg = self.e.insert(agg, self.tangent(v), 1);
+                    let agg = self.e.insert(agg, self.packed_tangents(tangents, t_of(v)), 1);
                     LLVMBuildRet(self.e.b, agg);
                 } else {
                     self.e.clone_instruction(i, &self.map);
@@ -139,38 +227,54 @@ impl<'g> Forward<'g> {
             // go through its derivative; the others are cloned below.
             Kind::Call(callee) if ir::is_float(t) || self.call_mask(i).contains(&true) => {
                 let mask = self.call_mask(i);
-                let g = self.g.request(Request::new(Mode::Forward, callee, &mask).strong_zero(self.e.strong_zero));
+                let request = Request::new(Mode::Forward, callee, &mask).strong_zero(self.e.strong_zero);
+                let g = self.g.request(request.width(self.width() as u32));
                 let mut args = Vec::new();
                 for k in 0..ir::call_arg_count(i) {
                     let a = ir::operand(i, k);
                     args.push(self.val(a));
-                    if mask[k as usize] {
-                        args.push(self.sh.of(a));
-                    } else if ir::is_float(ir::type_of(a)) {
-                        args.push(self.tangent(a));
+                    for lane in 0..self.width() {
+                        self.set_lane(lane);
+                        if mask[k as usize] {
+                            args.push(self.sh.of(a));
+                        } else if ir::is_float(ir::type_of(a)) {
+                            args.push(self.tangent(a));
+                        }
                     }
+                    self.set_lane(0);
                 }
                 let r = self.e.call(g, &mut args);
                 if ir::is_float(t) {
                     self.map.insert(i, self.e.extract(r, 0));
-                    self.tan.insert(i, self.e.extract(r, 1));
+                    let packed = self.e.extract(r, 1);
+                    for lane in 0..self.width() {
+                        let v = self.unpacked_tangent(packed, lane);
+                        self.set_lane(lane);
+                        self.tan.insert(i, v);
+                    }
+                    self.set_lane(0);
                 } else {
                     // The primal result (or nothing): the callee wrote the shadows.
                     self.map.insert(i, r);
                 }
             }
+            // Custom rules are refused in vector mode before generation.
             Kind::Custom(callee) => self.custom_forward_call(i, callee),
             kind => {
                 remap_callee(self.g, i, &mut self.map);
                 let n = self.e.clone_instruction(i, &self.map);
                 self.map.insert(i, n);
-                self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
-                self.memory(i, &kind);
-                if ir::is_real(t) {
-                    if let Some(dv) = self.float_tangent(i, n, &kind) {
-                        self.tan.insert(i, dv);
+                for lane in 0..self.width() {
+                    self.set_lane(lane);
+                    self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
+                    self.memory(i, &kind);
+                    if ir::is_real(t) {
+                        if let Some(dv) = self.float_tangent(i, n, &kind) {
+                            self.tan.insert(i, dv);
+                        }
                     }
                 }
+                self.set_lane(0);
             }
         }
     }

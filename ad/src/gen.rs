@@ -8,11 +8,15 @@
 //! - forward `fwddiffe_f(x₀, ẋ₀, n, p, p̄, …) -> {f, ḟ}`: each float parameter
 //!   is followed by its tangent, each duplicated pointer by its shadow (which
 //!   receives the tangents of what is stored through it); a float result
-//!   comes back with its tangent (a non-float result alone);
+//!   comes back with its tangent (a non-float result alone). Vector mode
+//!   (`fwddiffe<N>_f`, width N): N tangents or shadows follow each such
+//!   parameter, and the result's come back as an array `{f, [N x ḟ]}`;
 //! - reverse `diffe_f(x₀, n, p, p̄, …, ȳ) -> {x̄₀, …}`: the primal arguments with
 //!   the shadows of duplicated pointers, then the seed of a float result; the
 //!   adjoints of the float parameters come back in order and the adjoints of
-//!   memory are added into the shadows. The function runs the primal
+//!   memory are added into the shadows (vector mode, `diffe<N>_f`: N
+//!   shadows per pointer, N seeds, N adjoints per float parameter, lane by
+//!   lane). The function runs the primal
 //!   (forward sweep) and then the adjoint (reverse sweep) in one body;
 //! - split reverse `augmented_f(x₀, n, p, p̄, …, io) -> handle`, for calls
 //!   that stay calls (recursion): a coroutine whose first part is the forward
@@ -96,24 +100,35 @@ impl Generator {
         let params: Vec<Type> = ir::params(f).iter().map(|p| ir::type_of(*p)).collect();
         let ret = ir::return_type(f);
         let mut arg_tys = Vec::new();
+        let width = key.width;
         for (k, t) in params.iter().enumerate() {
             arg_tys.push(*t);
             let shadowed = ir::is_pointer(*t) && dup.get(k).copied().unwrap_or(false);
             if shadowed || (mode == Mode::Forward && ir::is_float(*t)) {
-                arg_tys.push(*t);
+                arg_tys.extend(std::iter::repeat_n(*t, width as usize));
             }
         }
+        let fwd_prefix = if width == 1 { "fwddiffe_".to_string() } else { format!("fwddiffe{width}_") };
+        let rev_prefix = format!("diffe{width}_");
         let (ret_ty, prefix) = match mode {
-            Mode::Forward => (if ir::is_float(ret) { struct_type(ctx, &[ret, ret]) } else { ret }, "fwddiffe_"),
+            Mode::Forward => {
+                let tangents = if width == 1 { ret } else { unsafe { LLVMArrayType2(ret, width as u64) } };
+                (if ir::is_float(ret) { struct_type(ctx, &[ret, tangents]) } else { ret }, fwd_prefix.as_str())
+            }
             Mode::Reverse => {
                 if ir::is_float(ret) {
-                    arg_tys.push(ret);
+                    arg_tys.extend(std::iter::repeat_n(ret, width as usize));
                 }
-                let mut floats: Vec<Type> = params.iter().copied().filter(|t| ir::is_float(*t)).collect();
+                let mut floats: Vec<Type> = params
+                    .iter()
+                    .copied()
+                    .filter(|t| ir::is_float(*t))
+                    .flat_map(|t| std::iter::repeat_n(t, width as usize))
+                    .collect();
                 if key.primal_return && ir::is_float(ret) {
                     floats.push(ret);
                 }
-                (struct_type(ctx, &floats), "diffe_")
+                (struct_type(ctx, &floats), if width == 1 { "diffe_" } else { rev_prefix.as_str() })
             }
         };
         self.declare(key, &format!("{prefix}{}", ir::name(original)), ret_ty, &mut arg_tys)

@@ -662,3 +662,8 @@ pub(crate) fn global_metadata(g: Value, kind: &str) -> Option<Vec<Value>> {
         out
     }
 }
+
+/// The value of an integer constant (sign-extended), if `v` is one.
+pub(crate) fn const_int_value(v: Value) -> Option<i64> {
+    unsafe { (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)) }
+}

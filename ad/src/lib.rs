@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+mod batch;
 mod bits;
 mod body;
 mod cfg;
@@ -25,6 +26,7 @@ mod debug_info;
 pub mod diag;
 mod dispatch;
 mod emit;
+mod entry_points;
 mod forward;
 mod freed_shadows;
 mod gen;
@@ -39,6 +41,7 @@ mod names;
 mod prep;
 mod registry;
 mod request;
+mod results;
 mod reverse;
 mod rule_calls;
 pub mod rules;
@@ -59,9 +62,10 @@ pub use names::display_name;
 pub use request::Mode;
 
 use crate::emit::Emitter;
+use crate::entry_points::{EntryPoint, SplitPart};
 use crate::gen::Generator;
 use crate::ir::{Type, Value};
-use crate::markers::{Activity, EntryPoint, MarkerCall};
+use crate::markers::{Activity, MarkerCall};
 
 /// What [`differentiate`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -115,8 +119,8 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     }
     simplify_callers(module);
     let mut plans: Vec<MarkerCall> = Vec::new();
-    diags.extend(markers::address_taken(module));
-    for (call, ep) in markers::find(module) {
+    diags.extend(entry_points::address_taken(module));
+    for (call, ep) in entry_points::find(module) {
         match ep {
             Some(EntryPoint::Diff(mode)) => match markers::parse(call, mode, None) {
                 Ok(p) => plans.push(p),
@@ -128,6 +132,11 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
             },
             Some(EntryPoint::VirtualReverse) => {
                 if let Err(d) = virtual_reverse(module, call) {
+                    diags.push(d)
+                }
+            }
+            Some(EntryPoint::Batch) => {
+                if let Err(d) = batch::rewrite(module, call) {
                     diags.push(d)
                 }
             }
@@ -231,7 +240,7 @@ pub(crate) fn keep_invoke_edges(e: &Emitter, call: Value) {
 fn simplify_callers(module: LLVMModuleRef) {
     let optnone = ir::attr_kind("optnone");
     let mut callers = Vec::new();
-    for (call, ep) in markers::find(module) {
+    for (call, ep) in entry_points::find(module) {
         if ep.is_some() {
             let f = ir::parent_function(call);
             let unoptimised =
@@ -302,6 +311,10 @@ fn differentiate_round(
             }
         }
         diags.extend(globals_passed_and_used(plan, &called_from(clone)));
+        if plan.width > 1 {
+            let prep = &gen.prep;
+            diags.extend(vector_mode_limits(plan, &called_from(clone), &|f| prep.original(f) != f));
+        }
     }
     if !diags.is_empty() {
         if !options.keep_clones_on_error {
@@ -317,13 +330,14 @@ fn differentiate_round(
         targets.push(match plan.split {
             // The split derivative (a coroutine), whose forward part the
             // augmented call runs; the reverse call resumes it.
-            Some(markers::SplitPart::Augment) => Some(request::Derivatives::request(
+            Some(SplitPart::Augment) => Some(request::Derivatives::request(
                 &mut gen,
                 request::Request::split(clone, &mask).strong_zero(plan.strong_zero),
             )),
             Some(_) => None,
             None => {
-                let mut request = request::Request::new(plan.mode, clone, &mask).strong_zero(plan.strong_zero);
+                let mut request =
+                    request::Request::new(plan.mode, clone, &mask).strong_zero(plan.strong_zero).width(plan.width);
                 request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
                 Some(gen.derivative(request))
             }
@@ -387,6 +401,59 @@ fn globals_passed_and_used(plan: &MarkerCall, functions: &[Value]) -> Vec<Diagno
     diags
 }
 
+/// What vector mode cannot do yet, found before anything is generated: a
+/// custom forward rule is written for one tangent, and a user's shadow of a
+/// global (`enzyme_shadow`) is one lane's.
+fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(Value) -> bool) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let fname = display_name(&ir::name(plan.function));
+    for i in functions.iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
+        let kind = classify::classify(i);
+        // Calls that stay calls between the functions being differentiated
+        // (recursion); calls of the user's functions on paths that never
+        // return (panics) run as they are.
+        let recursive = matches!(kind, classify::Kind::Call(c) if is_clone(c));
+        if let (classify::Kind::Call(callee), Mode::Reverse, true) = (&kind, plan.mode, recursive) {
+            let callee = display_name(&ir::name(ir::strip_to_function(*callee).unwrap_or(*callee)));
+            diags.push(
+                markers::at_call(
+                    plan.call,
+                    format!("`{fname}` makes a recursive call of `{callee}`: not supported in reverse vector mode yet"),
+                )
+                .with_help("use forward vector mode, or call the width-1 derivative once per seed"),
+            );
+        }
+        if let classify::Kind::Custom(callee) = kind {
+            let callee = display_name(&ir::name(callee));
+            diags.push(
+                markers::at_call(
+                    plan.call,
+                    format!(
+                        "`{fname}` calls `{callee}`, which has a custom derivative: not supported in vector mode yet"
+                    ),
+                )
+                .with_help("a custom forward rule takes one tangent; call the width-1 derivative once per direction"),
+            );
+        }
+        for k in 0..ir::operand_count(i) {
+            let Some(g) = memory::constant_root(ir::operand(i, k)) else { continue };
+            if registry::user_shadow(g).is_some() {
+                let gname = display_name(&ir::name(g));
+                diags.push(
+                    markers::at_call(
+                        plan.call,
+                        format!("`{fname}` uses `{gname}`, whose shadow is the user's (`enzyme_shadow`): not supported in vector mode yet"),
+                    )
+                    .with_help("vector mode needs one shadow per lane; call the width-1 derivative once per direction"),
+                );
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    diags.retain(|d| seen.insert(d.message.clone()));
+    diags
+}
+
 /// `f` and the functions with bodies it calls, directly or not.
 fn called_from(f: Value) -> Vec<Value> {
     let mut seen = vec![f];
@@ -430,7 +497,7 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
     let rt = ir::return_type(f);
     let (mut args, _) = derivative_args(&e, plan);
     if plan.mode == Mode::Reverse && ir::is_float(rt) {
-        args.push(seed_value(&e, plan));
+        args.extend(seed_values(&e, plan));
     }
     let invoke = ir::opcode(plan.call) == llvm_sys::LLVMOpcode::LLVMInvoke;
     let r = if invoke {
@@ -469,21 +536,29 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
                 } else {
                     Vec::new()
                 }
-            } else if ir::is_float(rt) && plan.primal_return {
-                vec![e.extract(r, 0), e.extract(r, 1)]
             } else if ir::is_float(rt) {
-                vec![e.extract(r, 1)]
+                let tangents = e.extract(r, 1);
+                let primal = plan.primal_return.then(|| e.extract(r, 0));
+                let lanes: Vec<Value> = match plan.width {
+                    1 => vec![tangents],
+                    w => (0..w).map(|k| e.extract(tangents, k)).collect(),
+                };
+                primal.into_iter().chain(lanes).collect()
             } else {
                 Vec::new()
             }
         }
         Mode::Reverse => {
             let mut out = Vec::new();
+            let w = plan.width;
             if plan.primal_return {
                 let n = params.iter().filter(|p| ir::is_float(ir::type_of(**p))).count() as u32;
-                out.push(e.extract(r, n));
+                out.push(e.extract(r, n * w));
             }
-            out.extend(returned_adjoints(plan).into_iter().map(|(k, _)| e.extract(r, k)));
+            // Lane `l` of the `k`th float parameter's adjoint is at `k * width + l`.
+            for (k, _) in returned_adjoints(plan) {
+                out.extend((0..w).map(|l| e.extract(r, k * w + l)));
+            }
             out
         }
     };
@@ -506,18 +581,39 @@ pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Ve
         args.push(e.convert_arg(a.primal, pt).expect("checked when parsing"));
         if ir::is_pointer(pt) {
             if let Some(s) = a.shadow {
-                args.push(s);
-                shadows.push(s);
+                let lanes = lane_shadows(e, plan.width, a, s);
+                args.extend(&lanes);
+                shadows.extend(lanes);
             }
         } else if plan.mode == Mode::Forward && ir::is_float(pt) {
-            let t = match a.shadow {
-                Some(s) => e.convert_arg(s, pt).expect("checked when parsing"),
-                None => e.zero(pt),
-            };
-            args.push(t);
+            for t in a.shadow.iter().chain(&a.lanes) {
+                args.push(e.convert_arg(*t, pt).expect("checked when parsing"));
+            }
+            if a.shadow.is_none() {
+                args.extend((0..plan.width).map(|_| e.zero(pt)));
+            }
         }
     }
     (args, shadows)
+}
+
+/// The shadows of a duplicated pointer, one per lane: as given, or lane `k`
+/// at `k * stride` bytes into the one buffer given (`enzyme_dupv`).
+fn lane_shadows(e: &Emitter, width: u32, a: &markers::ArgPlan, first: Value) -> Vec<Value> {
+    let Some(stride) = a.stride else {
+        return std::iter::once(first).chain(a.lanes.iter().copied()).collect();
+    };
+    unsafe {
+        let i64t = LLVMInt64TypeInContext(e.ctx);
+        let i8t = LLVMInt8TypeInContext(e.ctx);
+        let stride = LLVMBuildSExtOrBitCast(e.b, stride, i64t, c"".as_ptr());
+        (0..width)
+            .map(|k| {
+                let mut off = LLVMBuildMul(e.b, stride, LLVMConstInt(i64t, k as u64, 0), c"".as_ptr());
+                LLVMBuildGEP2(e.b, i8t, first, &mut off, 1, c"lane.shadow".as_ptr())
+            })
+            .collect()
+    }
 }
 
 /// The seed of a float result in reverse mode: the one given, else 1.
@@ -527,6 +623,17 @@ pub(crate) fn seed_value(e: &Emitter, plan: &MarkerCall) -> Value {
         Some(s) => e.convert_float(s, rt),
         None => ir::const_real(rt, 1.0),
     }
+}
+
+/// The seeds of a float result in reverse mode, one per lane: the ones
+/// given, else 1 in every lane.
+fn seed_values(e: &Emitter, plan: &MarkerCall) -> Vec<Value> {
+    let rt = ir::return_type(plan.function);
+    if plan.lane_seeds.is_empty() {
+        let first = seed_value(e, plan);
+        return (0..plan.width).map(|_| first).collect();
+    }
+    std::iter::once(seed_value(e, plan)).chain(plan.lane_seeds.iter().map(|s| e.convert_float(*s, rt))).collect()
 }
 
 /// The adjoints a reverse-mode call returns: for each active float
@@ -589,7 +696,7 @@ pub(crate) fn finish_call(e: &Emitter, plan: &MarkerCall, value: Option<Value>) 
 }
 
 /// Builds a value of type `t` from float scalars, converting widths.
-fn build_aggregate(e: &Emitter, t: Type, vals: &mut impl Iterator<Item = Value>) -> Value {
+pub(crate) fn build_aggregate(e: &Emitter, t: Type, vals: &mut impl Iterator<Item = Value>) -> Value {
     use llvm_sys::LLVMTypeKind::*;
     if ir::is_float(t) {
         let v = vals.next().expect("leaf count checked");

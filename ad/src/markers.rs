@@ -1,9 +1,9 @@
-//! Recognising `__enzyme_autodiff` / `__enzyme_fwddiff` calls and reading
-//! their arguments the way Enzyme does: any callee whose name contains the
-//! entry point's name; first the function (possibly cast), then one argument
+//! Reading the arguments of entry point calls (found by [`crate::entry_points`])
+//! the way Enzyme does: first the function (possibly cast), then one argument
 //! per parameter, each optionally preceded by an activity marker (the global
 //! `enzyme_dup` etc., passed loaded or by address), duplicated arguments
-//! followed by their shadow.
+//! followed by their shadow (one per lane in vector mode), and the option
+//! markers anywhere after the function.
 
 // Errors here are rare and carry a whole diagnostic; their size does not matter.
 #![allow(clippy::result_large_err)]
@@ -11,10 +11,12 @@
 use llvm_sys::core::*;
 
 use crate::diag::Diagnostic;
+use crate::entry_points::SplitPart;
 use crate::ir::{self, Type, Value};
 use crate::kind::Elem;
 use crate::names::display_name;
 use crate::request::Mode;
+use crate::results;
 
 /// Activity of one argument of a marker call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +35,13 @@ pub(crate) enum Activity {
 pub(crate) struct ArgPlan {
     pub activity: Activity,
     pub primal: Value,
+    /// The shadow (or tangent) of the first lane.
     pub shadow: Option<Value>,
+    /// Vector mode: the shadows (or tangents) of the other lanes.
+    pub lanes: Vec<Value>,
+    /// Vector mode, `enzyme_dupv, stride`: `shadow` is one buffer holding
+    /// every lane's shadow, `stride` bytes apart.
+    pub stride: Option<Value>,
 }
 
 /// A parsed marker call, ready to be replaced.
@@ -43,8 +51,11 @@ pub(crate) struct MarkerCall {
     /// The user's function to differentiate.
     pub function: Value,
     pub args: Vec<ArgPlan>,
-    /// Seed of the result in reverse mode, when passed explicitly.
+    /// Seed of the result in reverse mode, when passed explicitly (of the
+    /// first lane in vector mode).
     pub seed: Option<Value>,
+    /// Vector reverse mode: the seeds of the other lanes, when passed.
+    pub lane_seeds: Vec<Value>,
     /// The `sret` pointer and its type, when the result is returned through memory.
     pub sret: Option<(Value, Type)>,
     /// Loads of marker globals used by this call (erased when unused afterwards).
@@ -67,12 +78,14 @@ pub(crate) struct MarkerCall {
     pub allocated: Option<u32>,
     /// Split mode (`enzyme_nofree`): the reverse call does not free the tape.
     pub no_free: bool,
+    /// Vector mode (`enzyme_width, N`): the number of derivative lanes.
+    pub width: u32,
 }
 
 impl MarkerCall {
     /// The entry point's name, for messages.
     pub fn entry_name(&self) -> &'static str {
-        self.split.map(SplitPart::entry_name).unwrap_or(entry_name(self.mode))
+        self.split.map(SplitPart::entry_name).unwrap_or(self.mode.entry_name())
     }
 }
 
@@ -91,10 +104,6 @@ impl MarkerCall {
             .collect()
     }
 }
-
-/// Entry points of Enzyme's C API that this version does not implement.
-const UNSUPPORTED_ENTRY_POINTS: &[&str] =
-    &["__enzyme_fwdsplit", "__enzyme_batch", "__enzyme_todense", "__enzyme_error_estimate"];
 
 /// The option marker asking that a zero tangent or adjoint times an
 /// infinite or NaN partial contribute zero (Enzyme's `checkedMul`); it takes
@@ -123,6 +132,12 @@ const NOT_OVERWRITTEN: &str = "enzyme_not_overwritten";
 const ACTIVE_RETURN: &str = "enzyme_active_return";
 const DUP_RETURN: &str = "enzyme_dup_return";
 const ALLOCATED: &str = "enzyme_allocated";
+/// Vector mode: `enzyme_width, N` (a constant), before the arguments.
+const WIDTH: &str = "enzyme_width";
+/// Vector mode's duplicated pointers whose N shadows are one buffer, lane
+/// `k`'s at `k * stride` bytes: `enzyme_dupv, stride, p, shadows`.
+const DUP_STRIDED: &str = "enzyme_dupv";
+const DUP_NO_NEED_STRIDED: &str = "enzyme_dupnoneedv";
 
 /// The option markers: anywhere after the function, not tied to a parameter.
 const OPTIONS: &[&str] = &[
@@ -136,13 +151,11 @@ const OPTIONS: &[&str] = &[
     DUP_RETURN,
     NO_FREE,
     NOT_OVERWRITTEN,
+    WIDTH,
 ];
 
 /// Markers of Enzyme's C API that this version does not implement yet.
 const UNSUPPORTED_MARKERS: &[&str] = &[
-    "enzyme_dupv",
-    "enzyme_dupnoneedv",
-    "enzyme_width",
     "enzyme_interleave",
     "enzyme_byref",
     "enzyme_runtime_activity",
@@ -164,143 +177,11 @@ fn activity_of(name: &str) -> Option<Activity> {
 
 /// Whether a global's name is one of Enzyme's markers (implemented or not).
 pub(crate) fn is_known_marker(name: &str) -> bool {
-    activity_of(name).is_some() || OPTIONS.contains(&name) || UNSUPPORTED_MARKERS.contains(&name)
-}
-
-/// What kind of entry point a callee name is.
-pub(crate) enum EntryPoint {
-    Diff(Mode),
-    /// Split reverse mode (`__enzyme_augmentfwd`, `__enzyme_reverse`,
-    /// `__enzyme_augmentsize`).
-    Split(SplitPart),
-    /// `__enzyme_virtualreverse(p)`: the shadow of a vtable or function
-    /// pointer, for shadow objects.
-    VirtualReverse,
-    Unsupported(&'static str),
-}
-
-/// Which part of split reverse mode a call asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SplitPart {
-    /// `__enzyme_augmentfwd`: runs the function, returns the tape.
-    Augment,
-    /// `__enzyme_reverse`: propagates adjoints with the tape.
-    Reverse,
-    /// `__enzyme_augmentsize`: the tape's size in bytes.
-    Size,
-}
-
-impl SplitPart {
-    pub(crate) fn entry_name(self) -> &'static str {
-        match self {
-            SplitPart::Augment => "__enzyme_augmentfwd",
-            SplitPart::Reverse => "__enzyme_reverse",
-            SplitPart::Size => "__enzyme_augmentsize",
-        }
-    }
-}
-
-/// Classifies a callee name as an Enzyme entry point.
-pub(crate) fn entry_point(name: &str) -> Option<EntryPoint> {
-    if name.contains("__enzyme_autodiff") {
-        return Some(EntryPoint::Diff(Mode::Reverse));
-    }
-    if name.contains("__enzyme_fwddiff") {
-        return Some(EntryPoint::Diff(Mode::Forward));
-    }
-    if name.contains("__enzyme_virtualreverse") {
-        return Some(EntryPoint::VirtualReverse);
-    }
-    for part in [SplitPart::Augment, SplitPart::Reverse, SplitPart::Size] {
-        if name.contains(part.entry_name()) {
-            return Some(EntryPoint::Split(part));
-        }
-    }
-    UNSUPPORTED_ENTRY_POINTS.iter().find(|e| name.contains(*e)).map(|e| EntryPoint::Unsupported(e))
-}
-
-/// Every call or invoke of an Enzyme entry point in the module, with its mode.
-pub(crate) fn find(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<(Value, Option<EntryPoint>)> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut f = LLVMGetFirstFunction(module);
-        while !f.is_null() {
-            for b in ir::blocks(f) {
-                for i in ir::instructions(b) {
-                    let op = ir::opcode(i);
-                    if op != llvm_sys::LLVMOpcode::LLVMCall && op != llvm_sys::LLVMOpcode::LLVMInvoke {
-                        continue;
-                    }
-                    if let Some(callee) = ir::called_function(i) {
-                        let name = ir::name(callee);
-                        if let Some(ep) = entry_point(&name) {
-                            out.push((i, Some(ep)));
-                        }
-                    }
-                }
-            }
-            f = LLVMGetNextFunction(f);
-        }
-    }
-    out
-}
-
-/// Uses of an entry point other than as the callee of a direct call: its
-/// address stored or passed on (as `-O0` keeps a function pointer in a
-/// local). Such calls cannot be recognised, and the link would fail later on
-/// an undefined `__enzyme_*` symbol with no hint.
-pub(crate) fn address_taken(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut f = LLVMGetFirstFunction(module);
-        while !f.is_null() {
-            let name = ir::name(f);
-            if entry_point(&name).is_some() {
-                report_value_uses(f, &display_name(&name), &mut out, 0);
-            }
-            f = LLVMGetNextFunction(f);
-        }
-    }
-    out
-}
-
-fn report_value_uses(used: Value, name: &str, out: &mut Vec<Diagnostic>, depth: u32) {
-    unsafe {
-        let mut u = LLVMGetFirstUse(used);
-        while !u.is_null() {
-            let user = LLVMGetUser(u);
-            u = LLVMGetNextUse(u);
-            if !LLVMIsAInstruction(user).is_null() {
-                let op = ir::opcode(user);
-                let is_call = op == llvm_sys::LLVMOpcode::LLVMCall || op == llvm_sys::LLVMOpcode::LLVMInvoke;
-                if is_call && LLVMGetCalledValue(user) == used {
-                    continue;
-                }
-                let mut d = Diagnostic::new(format!("`{name}` is used as a value here, not called directly"));
-                d.location = ir::location(user);
-                d.function = Some(display_name(&ir::name(ir::parent_function(user))));
-                out.push(d.with_help(format!(
-                    "call `{name}(...)` directly; a call through a function pointer cannot be recognised as a \
-                     request for a derivative"
-                )));
-            } else if LLVMIsAGlobalValue(user).is_null() {
-                // a constant expression or aggregate: look at where it goes
-                if depth < 8 {
-                    report_value_uses(user, name, out, depth + 1);
-                }
-            } else {
-                let global = display_name(&ir::name(user));
-                out.push(
-                    Diagnostic::new(format!("the address of `{name}` is stored in the global `{global}`")).with_help(
-                        format!(
-                            "call `{name}(...)` directly; a call through a function pointer cannot be recognised as a \
-                     request for a derivative"
-                        ),
-                    ),
-                );
-            }
-        }
-    }
+    activity_of(name).is_some()
+        || name == DUP_STRIDED
+        || name == DUP_NO_NEED_STRIDED
+        || OPTIONS.contains(&name)
+        || UNSUPPORTED_MARKERS.contains(&name)
 }
 
 /// If `v` is an activity marker (`enzyme_xxx` global, loaded or by address),
@@ -328,13 +209,6 @@ pub(crate) fn at_call(call: Value, message: String) -> Diagnostic {
     d.location = ir::location(call);
     d.function = Some(display_name(&ir::name(ir::parent_function(call))));
     d
-}
-
-fn entry_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Reverse => "__enzyme_autodiff",
-        Mode::Forward => "__enzyme_fwddiff",
-    }
 }
 
 /// Gives an `invoke` a normal destination of its own when its block is
@@ -386,7 +260,7 @@ fn split_shared_normal_edge(invoke: Value) {
 /// Reads a marker call's arguments (`split`: a split-mode entry point, whose
 /// mode is reverse).
 pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result<MarkerCall, Diagnostic> {
-    let entry = split.map(SplitPart::entry_name).unwrap_or(entry_name(mode));
+    let entry = split.map(SplitPart::entry_name).unwrap_or(mode.entry_name());
     if ir::opcode(call) == llvm_sys::LLVMOpcode::LLVMInvoke {
         // Rewritten as an invoke of the derivative; the result is converted at
         // the start of the normal destination, which must be entered only from here.
@@ -431,12 +305,33 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     let mut return_activity = None;
     let mut no_free = false;
     let (mut tape, mut allocated) = (None, None);
+    let width = std::cell::Cell::new(None::<u32>);
     // Option markers, anywhere after the function: the number of arguments
     // each takes (with its value: split mode's `enzyme_tape, p` and
     // `enzyme_allocated, n`, kept by argument index).
     let is_option = |m: &str| OPTIONS.contains(&m);
-    let mut take_option = |m: &str, idx: u32| -> Result<u32, Diagnostic> {
+    let mut take_option = |m: &str, idx: u32, params_read: usize| -> Result<u32, Diagnostic> {
         match m {
+            WIDTH => {
+                let value = (idx + 1 < n).then(|| arg(idx + 1));
+                let Some(w) = value.and_then(ir::const_int_value).filter(|w| (1..=64).contains(w)) else {
+                    return Err(at_call(
+                        call,
+                        "`enzyme_width` must be followed by a constant width from 1 to 64".into(),
+                    )
+                    .with_help("write `enzyme_width, 4` with an integer literal"));
+                };
+                if width.get().is_some() {
+                    return Err(at_call(call, "vector width declared more than once".into())
+                        .with_help("give `enzyme_width, N` once, right after the function"));
+                }
+                if params_read > 0 {
+                    return Err(at_call(call, "`enzyme_width` comes after arguments it applies to".into())
+                        .with_help("give `enzyme_width, N` right after the function"));
+                }
+                width.set(Some(w as u32));
+                return Ok(2);
+            }
             STRONG_ZERO => strong_zero = true,
             PRIMAL_RETURN => primal_return = true,
             NO_RETURN | NOT_OVERWRITTEN => {}
@@ -477,6 +372,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
             s => format!("`{s}`"),
         };
         let mut explicit = None;
+        let mut stride = None;
         loop {
             if idx >= n {
                 return Err(at_call(
@@ -493,8 +389,26 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
             }
             match marker(arg(idx)) {
                 Some((m, load)) if is_option(&m) => {
-                    idx += take_option(&m, idx)?;
+                    idx += take_option(&m, idx, args.len())?;
                     marker_loads.extend(load);
+                }
+                Some((m, load)) if m == DUP_STRIDED || m == DUP_NO_NEED_STRIDED => {
+                    if explicit.is_some() {
+                        return Err(at_call(
+                            call,
+                            format!("two activity markers in a row before parameter {pname} of `{fname}`"),
+                        ));
+                    }
+                    if idx + 1 >= n || !ir::is_int(ir::type_of(arg(idx + 1))) {
+                        return Err(at_call(call, format!("`{m}` must be followed by the byte stride of the shadows"))
+                            .with_help(format!(
+                                "write `{m}, sizeof(double) * n, x, dx` (lane k's shadow at dx + k * stride)"
+                            )));
+                    }
+                    explicit = Some(if m == DUP_STRIDED { Activity::Dup } else { Activity::DupNoNeed });
+                    stride = Some(arg(idx + 1));
+                    marker_loads.extend(load);
+                    idx += 2;
                 }
                 Some((m, load)) => {
                     let Some(activity) = activity_of(&m) else { return Err(bad_marker(call, &m)) };
@@ -570,27 +484,48 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
             }
         }
         check_convertible(call, primal, pty, &pname, &fname, entry)?;
-        let shadow = if matches!(activity, Activity::Dup | Activity::DupNoNeed) {
+        if stride.is_some() && (!is_ptr || width.get().is_none()) {
+            return Err(at_call(
+                call,
+                format!(
+                    "strided shadows given for parameter {pname} of `{fname}`, which is not a pointer in vector mode"
+                ),
+            )
+            .with_help("`enzyme_dupv, stride` is for pointers after `enzyme_width, N`; floats take N tangents"));
+        }
+        // One shadow per lane (one buffer for all lanes with a stride).
+        let count = match (stride, &activity) {
+            (None, Activity::Dup | Activity::DupNoNeed) => width.get().unwrap_or(1),
+            (Some(_), _) => 1,
+            _ => 0,
+        };
+        let mut shadows = Vec::new();
+        for lane in 0..count {
             if idx >= n || marker(arg(idx)).is_some() {
+                let which = if count > 1 { format!(" of lane {lane}") } else { String::new() };
                 return Err(at_call(
                     call,
-                    format!("`{entry}` call is missing the shadow (tangent) of parameter {pname} of `{fname}`"),
+                    format!("`{entry}` call is missing the shadow (tangent){which} of parameter {pname} of `{fname}`"),
                 )
-                .with_help("a duplicated argument is followed by its shadow: `enzyme_dup, x, dx`"));
+                .with_help(if count > 1 {
+                    "in vector mode a duplicated argument is followed by one shadow per lane: `enzyme_dup, x, dx0, dx1, ...`"
+                } else {
+                    "a duplicated argument is followed by its shadow: `enzyme_dup, x, dx`"
+                }));
             }
             let s = arg(idx);
             idx += 1;
             check_convertible(call, s, pty, &pname, &fname, entry)?;
-            Some(s)
-        } else {
-            None
-        };
-        args.push(ArgPlan { activity, primal, shadow });
+            shadows.push(s);
+        }
+        let mut shadows = shadows.into_iter();
+        let shadow = shadows.next();
+        args.push(ArgPlan { activity, primal, shadow, lanes: shadows.collect(), stride });
     }
     while idx < n {
         match marker(arg(idx)) {
             Some((m, load)) if is_option(&m) => {
-                idx += take_option(&m, idx)?;
+                idx += take_option(&m, idx, args.len())?;
                 marker_loads.extend(load);
             }
             _ => break,
@@ -608,23 +543,34 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     }
     let seeded = matches!(split, None | Some(SplitPart::Reverse));
     let mut seed = None;
+    let mut lane_seeds = Vec::new();
+    let lanes = width.get().unwrap_or(1);
     if idx < end {
         if let Some((m, _)) = marker(arg(idx)) {
             return Err(bad_marker(call, &m));
         }
         let rt = ir::return_type(function);
-        if seeded && mode == Mode::Reverse && idx + 1 == end && ir::is_float(rt) && ir::is_float(ir::type_of(arg(idx)))
-        {
+        let all_floats = (idx..end).all(|k| ir::is_float(ir::type_of(arg(k))));
+        if seeded && mode == Mode::Reverse && idx + lanes == end && ir::is_float(rt) && all_floats {
+            // One seed per lane.
             seed = Some(arg(idx));
+            lane_seeds = (idx + 1..end).map(arg).collect();
         } else {
             return Err(at_call(call, format!("`{entry}` call has {} more argument(s) than `{fname}` takes", n - idx))
                 .with_help(format!(
-                    "`{fname}` takes {} parameters; in reverse mode one extra float is the seed of the result",
+                    "`{fname}` takes {} parameters; in reverse mode one extra float is the seed of the result \
+                     (in vector mode, one per lane)",
                     params.len()
                 )));
         }
     }
-    let sret = sret.map(|(p, t)| (p, bytes_as_doubles(t, mode, &args)));
+    let doubles = match mode {
+        Mode::Reverse => {
+            args.iter().filter(|a| a.activity == Activity::Active).count() as u64 * u64::from(width.get().unwrap_or(1))
+        }
+        Mode::Forward => u64::from(ir::is_float(ir::return_type(function))) * u64::from(width.get().unwrap_or(1)),
+    };
+    let sret = sret.map(|(p, t)| (p, results::bytes_as_doubles(t, doubles)));
     if primal_return && !ir::is_float(ir::return_type(function)) {
         return Err(at_call(
             call,
@@ -671,24 +617,26 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         return Err(at_call(call, format!("`enzyme_primal_return` is not an option of `{entry}`"))
             .with_help("`__enzyme_augmentfwd` returns the primal result when its declared result has room for it"));
     }
-    match split {
-        None | Some(SplitPart::Reverse) => {
-            check_result_type(call, mode, function, &args, sret, primal_return, const_return)?
-        }
-        Some(SplitPart::Augment) => check_augment_result(call, function, sret)?,
-        Some(SplitPart::Size) => {
-            if !ir::is_int(ir::type_of(call)) {
-                return Err(at_call(call, format!("`{entry}` is declared to return a non-integer"))
-                    .with_help("declare it `int __enzyme_augmentsize(void *, ...);`"));
-            }
-        }
+    let width = width.get().unwrap_or(1);
+    if width > 1 && split.is_some() {
+        return Err(at_call(call, format!("vector mode (`enzyme_width`) of `{entry}` is not supported yet"))
+            .with_help("vector mode works with __enzyme_fwddiff and __enzyme_autodiff; split mode takes one seed"));
     }
+    let active = args.iter().filter(|a| a.activity == Activity::Active).count();
+    let produced = results::Produced { mode, active, primal_return, const_return, width };
+    let checked = match split {
+        None | Some(SplitPart::Reverse) => results::check_result_type(call, function, sret, &produced),
+        Some(SplitPart::Augment) => results::check_augment_result(call, function, sret),
+        Some(SplitPart::Size) => unreachable!("parsed by parse_size"),
+    };
+    checked.map_err(|(message, help)| at_call(call, message).with_help(help))?;
     Ok(MarkerCall {
         call,
         mode,
         function,
         args,
         seed,
+        lane_seeds,
         sret,
         marker_loads,
         strong_zero,
@@ -698,6 +646,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         tape,
         allocated,
         no_free,
+        width,
     })
 }
 
@@ -721,7 +670,7 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         }
         let dup = ir::is_pointer(ir::type_of(p)) && matches!(activity, Activity::Dup | Activity::DupNoNeed);
         // No values are given: the parameter stands for itself.
-        args.push(ArgPlan { activity, primal: p, shadow: dup.then_some(p) });
+        args.push(ArgPlan { activity, primal: p, shadow: dup.then_some(p), lanes: Vec::new(), stride: None });
     }
     if idx < n {
         return Err(at_call(
@@ -742,6 +691,7 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         function,
         args,
         seed: None,
+        lane_seeds: Vec::new(),
         sret: None,
         marker_loads,
         strong_zero: false,
@@ -751,194 +701,8 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         tape: None,
         allocated: None,
         no_free: false,
+        width: 1,
     })
-}
-
-/// rustc describes memory returned through `sret` as bytes (`[24 x i8]`); the
-/// `enzyme` crate declares its gradient structs with one `f64` per adjoint,
-/// so bytes for exactly one double per adjoint are read as doubles.
-fn bytes_as_doubles(t: Type, mode: Mode, args: &[ArgPlan]) -> Type {
-    let active = args.iter().filter(|a| a.activity == Activity::Active).count() as u64;
-    unsafe {
-        let bytes = ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMArrayTypeKind
-            && ir::is_int(LLVMGetElementType(t))
-            && ir::int_width(LLVMGetElementType(t)) == 8;
-        if mode == Mode::Reverse && bytes && active > 0 && LLVMGetArrayLength2(t) == 8 * active {
-            return LLVMArrayType2(LLVMDoubleTypeInContext(LLVMGetTypeContext(t)), active);
-        }
-    }
-    t
-}
-
-/// `__enzyme_augmentfwd`'s declared result: nothing, the tape (`void *`), or
-/// a struct of the tape and, for a function with a float result, that result
-/// (in either order, as Enzyme's examples declare it).
-fn check_augment_result(call: Value, function: Value, sret: Option<(Value, Type)>) -> Result<(), Diagnostic> {
-    let target = sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(call));
-    let fields = augment_fields(target);
-    let rt = ir::return_type(function);
-    let ok = ir::is_void(target)
-        || ir::is_pointer(target)
-        || fields.as_ref().is_some_and(|f| {
-            let ptrs = f.iter().filter(|t| ir::is_pointer(**t)).count();
-            let floats = f.iter().filter(|t| ir::is_float(**t)).count();
-            ptrs == 1 && floats == usize::from(ir::is_float(rt)) && (floats == 0 || f.contains(&rt))
-        });
-    if ok {
-        return Ok(());
-    }
-    Err(at_call(
-        call,
-        format!("`__enzyme_augmentfwd` is declared to return `{}`, which cannot hold its tape", ir::print_type(target)),
-    )
-    .with_help(if ir::is_float(rt) {
-        "declare it returning `void *` (the tape) or a struct of the tape and the result, e.g. \
-         `struct { double y; void *tape; }`"
-    } else {
-        "declare it returning `void *` (the tape)"
-    }))
-}
-
-/// The fields of a struct result (one level), if it is a struct.
-pub(crate) fn augment_fields(t: Type) -> Option<Vec<Type>> {
-    unsafe {
-        (ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMStructTypeKind)
-            .then(|| (0..LLVMCountStructElementTypes(t)).map(|k| LLVMStructGetTypeAtIndex(t, k)).collect())
-    }
-}
-
-/// The entry point's declared result (or `sret` memory) must hold what the
-/// derivative produces: the tangent of the result, or one float per active
-/// argument.
-fn check_result_type(
-    call: Value,
-    mode: Mode,
-    function: Value,
-    args: &[ArgPlan],
-    sret: Option<(Value, Type)>,
-    primal_return: bool,
-    const_return: bool,
-) -> Result<(), Diagnostic> {
-    let entry = entry_name(mode);
-    let produced = usize::from(primal_return)
-        + match mode {
-            Mode::Forward => usize::from(ir::is_float(ir::return_type(function)) && !const_return),
-            Mode::Reverse => args.iter().filter(|a| a.activity == Activity::Active).count(),
-        };
-    let what = match (mode, primal_return) {
-        (Mode::Forward, false) => "the tangent of the result".to_string(),
-        (Mode::Forward, true) => "the result and its tangent".to_string(),
-        (Mode::Reverse, false) => format!("{produced} adjoint(s) of active arguments"),
-        (Mode::Reverse, true) => format!("the result and {} adjoint(s) of active arguments", produced - 1),
-    };
-    let target = sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(call));
-    // Called for its effect on the shadows only: a `double`-returning
-    // declaration is fine when nobody reads the result (as in reverse mode).
-    if mode == Mode::Forward && produced == 0 && !ir::is_void(target) && (sret.is_some() || result_really_used(call)) {
-        let fname = display_name(&ir::name(function));
-        return Err(at_call(
-            call,
-            format!(
-                "`{fname}` returns `{}`, which has no derivative: forward mode has no tangent to return",
-                ir::print_type(ir::return_type(function))
-            ),
-        )
-        .with_help(
-            "read the tangents from the shadow arguments and ignore the call's result, or declare the entry point \
-             returning `void`",
-        ));
-    }
-    if ir::is_void(target) {
-        if produced > 0 && mode == Mode::Reverse {
-            return Err(at_call(call, format!("`{entry}` call is declared to return `void`, but it produces {what}"))
-                .with_help(
-                    "declare the entry point returning `double` (one active argument) or a struct of doubles (several)",
-                ));
-        }
-        return Ok(());
-    }
-    if produced == 0 && sret.is_none() && !result_really_used(call) {
-        // `double __enzyme_autodiff(void*, ...)` called for its effect on shadows only.
-        return Ok(());
-    }
-    if produced == 0 && mode == Mode::Reverse {
-        return Err(at_call(
-            call,
-            format!("the result of this `{entry}` call is used, but there is no derivative to return"),
-        )
-        .with_help(
-            "no argument is an active float (`enzyme_out`): derivatives with respect to pointer arguments \
-             are added into their shadows; do not use the call's result",
-        ));
-    }
-    if count_float_leaves(target) != Some(produced) {
-        return Err(at_call(
-            call,
-            format!("`{entry}` call is declared to return `{}`, which cannot hold {what}", ir::print_type(target)),
-        )
-        .with_help("declare the entry point returning `double` for one derivative, or a struct with one `double` per active argument"));
-    }
-    Ok(())
-}
-
-/// Whether a call's result is used for more than being parked in a stack
-/// slot (what `-O0` makes of `double unused = f(...);`).
-fn result_really_used(call: Value) -> bool {
-    let mut u = unsafe { LLVMGetFirstUse(call) };
-    while !u.is_null() {
-        unsafe {
-            let user = LLVMGetUser(u);
-            // Stored into a local that is never read back (as at -O0).
-            let parked = !LLVMIsAStoreInst(user).is_null()
-                && LLVMGetOperand(user, 0) == call
-                && !LLVMIsAAllocaInst(LLVMGetOperand(user, 1)).is_null()
-                && !slot_is_read(LLVMGetOperand(user, 1));
-            if !parked {
-                return true;
-            }
-            u = LLVMGetNextUse(u);
-        }
-    }
-    false
-}
-
-/// Whether a stack slot is read: anything but stores into it, intrinsics
-/// (lifetime markers, debug info) and loads whose value goes unused counts.
-fn slot_is_read(slot: Value) -> bool {
-    let mut u = unsafe { LLVMGetFirstUse(slot) };
-    while !u.is_null() {
-        unsafe {
-            let user = LLVMGetUser(u);
-            let store_into = !LLVMIsAStoreInst(user).is_null() && LLVMGetOperand(user, 1) == slot;
-            let intrinsic = !LLVMIsAIntrinsicInst(user).is_null();
-            // `(void)r;` at -O0 loads the slot and drops the value.
-            let dropped = !LLVMIsALoadInst(user).is_null() && LLVMGetFirstUse(user).is_null();
-            if !store_into && !intrinsic && !dropped {
-                return true;
-            }
-            u = LLVMGetNextUse(u);
-        }
-    }
-    false
-}
-
-/// Number of float scalars in a type made of floats, structs, arrays and vectors.
-pub(crate) fn count_float_leaves(t: Type) -> Option<usize> {
-    use llvm_sys::LLVMTypeKind::*;
-    if ir::is_float(t) {
-        return Some(1);
-    }
-    unsafe {
-        match ir::kind(t) {
-            LLVMStructTypeKind => {
-                let n = LLVMCountStructElementTypes(t);
-                (0..n).map(|i| count_float_leaves(LLVMStructGetTypeAtIndex(t, i))).sum()
-            }
-            LLVMArrayTypeKind => Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetArrayLength2(t) as usize),
-            LLVMVectorTypeKind => Some(count_float_leaves(LLVMGetElementType(t))? * LLVMGetVectorSize(t) as usize),
-            _ => None,
-        }
-    }
 }
 
 fn bad_marker(call: Value, name: &str) -> Diagnostic {

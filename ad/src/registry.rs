@@ -322,7 +322,7 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         if !is_enzyme_api_name(&name) {
             continue;
         }
-        if crate::markers::entry_point(&name).is_some() || crate::markers::type_hint(&name).is_some() {
+        if crate::entry_points::entry_point(&name).is_some() || crate::markers::type_hint(&name).is_some() {
             continue;
         }
         if name == IGNORE_DERIVATIVES {
@@ -674,7 +674,7 @@ fn used_outside_entry_calls(v: Value, depth: u32) -> bool {
             let user = LLVMGetUser(u);
             u = LLVMGetNextUse(u);
             let entry_call = !LLVMIsACallInst(user).is_null()
-                && ir::called_function(user).is_some_and(|f| crate::markers::entry_point(&ir::name(f)).is_some());
+                && ir::called_function(user).is_some_and(|f| crate::entry_points::entry_point(&ir::name(f)).is_some());
             if entry_call {
                 continue;
             }

@@ -12,9 +12,10 @@ use llvm_sys::prelude::*;
 
 use crate::ir::Value;
 
-/// Shadow globals made so far, per global. They are zeroed before each
+/// Shadow globals made so far, per global and lane (vector mode has one
+/// shadow per lane). They are zeroed before each
 /// top-level derivative call (not inside derivatives, which also run nested).
-pub(crate) type ShadowGlobals = std::rc::Rc<std::cell::RefCell<HashMap<Value, Value>>>;
+pub(crate) type ShadowGlobals = std::rc::Rc<std::cell::RefCell<HashMap<(Value, u32), Value>>>;
 
 /// Differentiation mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,10 +26,19 @@ pub enum Mode {
     Reverse,
 }
 
+impl Mode {
+    /// The entry point asking for this mode.
+    pub fn entry_name(self) -> &'static str {
+        match self {
+            Mode::Reverse => "__enzyme_autodiff",
+            Mode::Forward => "__enzyme_fwddiff",
+        }
+    }
+}
+
 /// One derivative function. Float parameters are always differentiated
 /// (callers pass zero tangents or drop adjoints for constant ones); a float
-/// result is active (reverse: seeded; forward: its tangent returned); the
-/// width is one.
+/// result is active (reverse: seeded; forward: its tangent returned).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Request {
     /// Forward or reverse.
@@ -46,12 +56,15 @@ pub(crate) struct Request {
     /// Reverse mode, outermost derivative only (`enzyme_primal_return`):
     /// the primal result is returned after the adjoints.
     pub primal_return: bool,
+    /// Vector mode (`enzyme_width, N`): N derivative lanes share one run of
+    /// the primal. Forward mode only.
+    pub width: u32,
 }
 
 impl Request {
     /// The combined (not split) derivative of `function` in `mode`.
     pub fn new(mode: Mode, function: Value, dup: &[bool]) -> Request {
-        Request { mode, function, dup: dup.to_vec(), split: false, strong_zero: false, primal_return: false }
+        Request { mode, function, dup: dup.to_vec(), split: false, strong_zero: false, primal_return: false, width: 1 }
     }
 
     /// The split reverse-mode derivative of `function`.
@@ -63,6 +76,7 @@ impl Request {
             split: true,
             strong_zero: false,
             primal_return: false,
+            width: 1,
         }
     }
 
@@ -70,6 +84,11 @@ impl Request {
     /// their caller's).
     pub fn strong_zero(self, strong_zero: bool) -> Request {
         Request { strong_zero, ..self }
+    }
+
+    /// The same request with `width` derivative lanes.
+    pub fn width(self, width: u32) -> Request {
+        Request { width, ..self }
     }
 }
 

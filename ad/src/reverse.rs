@@ -2,6 +2,10 @@
 //! what the reverse sweep needs, then the reverse sweep over the reversed
 //! CFG (see [`crate::gen`]). Tapes and loop instances are in [`crate::tape`],
 //! split derivatives (coroutines) in [`crate::split`].
+//!
+//! Vector mode (width N) has N lanes, each with its own seed, shadows and
+//! adjoints: the primal runs once, the values the reverse sweep needs are
+//! kept once, and every instruction's reverse is made once per lane.
 
 use std::collections::HashMap;
 
@@ -16,7 +20,7 @@ use crate::memory::{self, CopyLayout, Elem, Memory, PtrStatus};
 use crate::request::{Derivatives, Mode, Request};
 use crate::runtime::{adjoint_move_function, libc_function};
 
-use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Shadows, SplitIo, EMPTY};
+use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Lanes, Shadows, SplitIo, EMPTY};
 
 /// State of one reverse-mode function being built.
 pub(crate) struct Reverse<'g> {
@@ -84,6 +88,17 @@ pub(crate) struct Reverse<'g> {
     pub(super) split_calls: HashMap<Value, (Value, Value, SplitIo)>,
     /// Per call with a custom gradient: its tape (forward sweep), if any.
     pub(super) custom_calls: HashMap<Value, Option<Value>>,
+    /// Every lane's shadows and adjoints; the current lane's entry holds
+    /// placeholders while its maps are in `sh`, `adj` and `local_adj`.
+    lanes: Vec<Lane>,
+    lane: usize,
+}
+
+/// What differs between the lanes of vector mode.
+struct Lane {
+    sh: Shadows,
+    adj: HashMap<Value, Value>,
+    local_adj: HashMap<Value, Value>,
 }
 
 /// The coroutine of a split derivative being built.
@@ -99,6 +114,27 @@ pub(super) struct Split {
     pub(super) end: Block,
 }
 
+impl Lanes for Reverse<'_> {
+    fn lane_count(&self) -> usize {
+        self.lanes.len()
+    }
+
+    fn current_lane(&self) -> usize {
+        self.lane
+    }
+
+    fn exchange(&mut self, lane: usize) {
+        let l = &mut self.lanes[lane];
+        std::mem::swap(&mut self.sh, &mut l.sh);
+        std::mem::swap(&mut self.adj, &mut l.adj);
+        std::mem::swap(&mut self.local_adj, &mut l.local_adj);
+    }
+
+    fn note_current(&mut self, lane: usize) {
+        self.lane = lane;
+    }
+}
+
 impl<'g> Reverse<'g> {
     pub(super) fn build(g: &'g mut dyn Derivatives, request: &Request, d: Value) {
         let (f, dup, split) = (request.function, &request.dup[..], request.split);
@@ -108,9 +144,20 @@ impl<'g> Reverse<'g> {
         e.strong_zero = request.strong_zero;
         let slot_block = e.append_block(d, "slots");
         let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
-        let (map, _, sh) = map_params(f, d, dup, Mode::Reverse);
+        let params = map_params(f, d, dup, Mode::Reverse, request.width);
         let g_module = g.module();
         let globals = g.shadow_globals();
+        let lanes: Vec<Lane> = params
+            .sh
+            .into_iter()
+            .enumerate()
+            .map(|(k, sh)| Lane {
+                sh: Shadows::new(sh, g_module, globals.clone(), k as u32),
+                adj: HashMap::new(),
+                local_adj: HashMap::new(),
+            })
+            .collect();
+        let map = params.map;
         let mut r = Reverse {
             g,
             e,
@@ -119,7 +166,7 @@ impl<'g> Reverse<'g> {
             slots,
             slot_block,
             map,
-            sh: Shadows::new(sh, g_module, globals),
+            sh: Shadows::new(HashMap::new(), g_module, globals, 0),
             fwd: HashMap::new(),
             rev: HashMap::new(),
             adj: HashMap::new(),
@@ -144,7 +191,10 @@ impl<'g> Reverse<'g> {
             primal_result: None,
             split_calls: HashMap::new(),
             custom_calls: HashMap::new(),
+            lanes,
+            lane: 0,
         };
+        r.exchange(0);
         // A split derivative's caller may change memory between its two parts:
         // nothing can be re-read then.
         r.inputs_unchanged = !split && memory::writes_only_local_memory(f, &r.cfg, classify);
@@ -158,8 +208,13 @@ impl<'g> Reverse<'g> {
             let rb = r.e.append_block(d, "rev");
             r.rev.insert(b, rb);
         }
-        let nparams = ir::params(d).len();
-        let seed = (!split && ir::is_float(ir::return_type(f))).then(|| ir::params(d)[nparams - 1]);
+        // The seeds, one per lane, are the last parameters.
+        let dparams = ir::params(d);
+        let seeds: Vec<Value> = if !split && ir::is_float(ir::return_type(f)) {
+            dparams[dparams.len() - request.width as usize..].to_vec()
+        } else {
+            Vec::new()
+        };
         r.e.at_end(slot_block);
         if split {
             let s = r.begin_coroutine(f, d);
@@ -186,7 +241,7 @@ impl<'g> Reverse<'g> {
             }
         }
 
-        r.forward_sweep(seed);
+        r.forward_sweep(&seeds);
         r.fill_phis();
         r.record_loop_entries();
         r.reverse_sweep(f, d);
@@ -194,7 +249,12 @@ impl<'g> Reverse<'g> {
         unsafe { LLVMDisposeBuilder(r.slots) };
     }
 
-    pub(super) fn forward_sweep(&mut self, seed: Option<Value>) {
+    /// The number of derivative lanes.
+    pub(super) fn width(&self) -> usize {
+        self.lanes.len()
+    }
+
+    pub(super) fn forward_sweep(&mut self, seeds: &[Value]) {
         for b in self.cfg.order.clone() {
             self.e.at_end(self.fwd[&b]);
             if !self.cfg.live.contains(&b) {
@@ -221,15 +281,15 @@ impl<'g> Reverse<'g> {
                         let phi = LLVMBuildPhi(self.e.b, ir::type_of(i), EMPTY);
                         ir::set_name(phi, &ir::name(i));
                         self.map.insert(i, phi);
-                        self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
+                        self.each_lane(|s| s.sh.make(&s.e, i, &kind, &s.mem, &s.map, s.e.b));
                     },
                     Kind::Return => {
                         if let Some(s) = self.split {
                             self.suspend_at_return(s, i, b);
                             continue;
                         }
-                        if let (Some(seed), true) = (seed, ir::operand_count(i) > 0) {
-                            self.accumulate(ir::operand(i, 0), seed);
+                        if !seeds.is_empty() && ir::operand_count(i) > 0 {
+                            self.each_lane(|s| s.accumulate(ir::operand(i, 0), seeds[s.lane]));
                         }
                         if let Some(slot) = self.primal_result {
                             let v = ir::operand(i, 0);
@@ -243,30 +303,36 @@ impl<'g> Reverse<'g> {
                         remap_callee(self.g, i, &mut self.map);
                         let n = self.e.clone_instruction(i, &self.map);
                         self.map.insert(i, n);
-                        self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.slots);
-                        // Copies: the pointers among the bytes copy their shadows along
-                        // (float bytes' shadows hold adjoints, handled in reverse).
-                        if let Kind::MemCpy = kind {
-                            self.copy_shadow_pointers(i);
-                        }
-                        if let Kind::Free = kind {
-                            self.keep_freed_shadow(i);
-                        }
-                        // Pointers stored into shadowed memory: their shadows go into
-                        // the shadow; integers in integer fields go as they are.
-                        if let Kind::Store = kind {
-                            let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
-                            if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
-                                self.e.store_like(self.sh.of(v), self.sh.of(p), i);
-                            } else if self.mem.int_stores_mirrored.contains(&i) {
-                                self.e.store_like(self.map.get(&v).copied().unwrap_or(v), self.sh.of(p), i);
-                            }
-                        }
+                        self.each_lane(|s| s.shadow_effects(i, &kind));
                     }
                 }
             }
         }
         self.e.unlocated();
+    }
+
+    /// Forward sweep, after primal `i`: the current lane's shadow of it and
+    /// its effects on shadow memory.
+    fn shadow_effects(&mut self, i: Value, kind: &Kind) {
+        self.sh.make(&self.e, i, kind, &self.mem, &self.map, self.slots);
+        // Copies: the pointers among the bytes copy their shadows along
+        // (float bytes' shadows hold adjoints, handled in reverse).
+        if let Kind::MemCpy = kind {
+            self.copy_shadow_pointers(i);
+        }
+        if let Kind::Free = kind {
+            self.keep_freed_shadow(i);
+        }
+        // Pointers stored into shadowed memory: their shadows go into
+        // the shadow; integers in integer fields go as they are.
+        if let Kind::Store = kind {
+            let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
+            if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
+                self.e.store_like(self.sh.of(v), self.sh.of(p), i);
+            } else if self.mem.int_stores_mirrored.contains(&i) {
+                self.e.store_like(self.map.get(&v).copied().unwrap_or(v), self.sh.of(p), i);
+            }
+        }
     }
 
     /// Phi incoming values, once every forward block exists.
@@ -285,8 +351,10 @@ impl<'g> Reverse<'g> {
                     let mut nb = self.fwd[&pb];
                     unsafe { LLVMAddIncoming(phi, &mut nv, &mut nb, 1) };
                 }
-                let fwd = &self.fwd;
-                self.sh.fill_phi(i, &self.cfg, |b| fwd[&b]);
+                self.each_lane(|s| {
+                    let fwd = &s.fwd;
+                    s.sh.fill_phi(i, &s.cfg, |b| fwd[&b]);
+                });
             }
         }
     }
@@ -298,14 +366,14 @@ impl<'g> Reverse<'g> {
                 unsafe { LLVMBuildUnreachable(self.e.b) };
                 continue;
             }
-            self.local_adj.clear();
+            self.each_lane(|s| s.local_adj.clear());
             for i in ir::instructions(b).into_iter().rev() {
                 let op = ir::opcode(i);
                 if op == llvm_sys::LLVMOpcode::LLVMPHI || i == ir::terminator(b) {
                     continue;
                 }
                 self.e.located_at(i);
-                self.reverse_instruction(i);
+                self.each_lane(|s| s.reverse_instruction(i));
             }
             self.e.unlocated();
             if b == self.cfg.entry() {
@@ -392,7 +460,7 @@ impl<'g> Reverse<'g> {
     /// phi adjoints flow along the edge, and crossing a loop's back edge or
     /// exit edge backwards starts the reverse of the previous instance.
     pub(super) fn reverse_edge(&mut self, b: Block, pred: Block) {
-        self.phi_adjoints(b, pred);
+        self.each_lane(|s| s.phi_adjoints(b, pred));
         for l in 0..self.cfg.loops.len() {
             let lp = &self.cfg.loops[l];
             let back = lp.header == b && lp.blocks.contains(&pred);
@@ -420,28 +488,33 @@ impl<'g> Reverse<'g> {
             }
             let rt = LLVMGetReturnType(LLVMGlobalGetValueType(d));
             let mut agg = LLVMGetUndef(rt);
+            // Lane `l` of float parameter `p`'s adjoint is field `p * width + l`.
             let mut k = 0;
             for p in ir::params(f) {
                 let t = ir::type_of(p);
                 if !ir::is_float(t) {
                     continue;
                 }
-                let v = match self.adj.get(&p) {
-                    // `+ 0.0` turns the accumulator's starting -0.0 (see
-                    // `Emitter::adjoint_zero`) into the +0.0 users expect, and
-                    // leaves every other value as it is.
-                    Some(s) => {
-                        let v = self.e.load(t, *s);
-                        self.e.add(v, self.e.zero(t))
+                for lane in 0..self.width() {
+                    self.set_lane(lane);
+                    let v = match self.adj.get(&p) {
+                        // `+ 0.0` turns the accumulator's starting -0.0 (see
+                        // `Emitter::adjoint_zero`) into the +0.0 users expect, and
+                        // leaves every other value as it is.
+                        Some(s) => {
+                            let v = self.e.load(t, *s);
+                            self.e.add(v, self.e.zero(t))
+                        }
+                        None => self.e.zero(t),
+                    };
+                    match self.split {
+                        // A split derivative hands them over in the buffer.
+                        Some(s) => self.e.store(v, s.layout.field(&self.e, s.io, s.layout.adjoints + k)),
+                        None => agg = self.e.insert(agg, v, k),
                     }
-                    None => self.e.zero(t),
-                };
-                match self.split {
-                    // A split derivative hands them over in the buffer.
-                    Some(s) => self.e.store(v, s.layout.field(&self.e, s.io, s.layout.adjoints + k)),
-                    None => agg = self.e.insert(agg, v, k),
+                    k += 1;
                 }
-                k += 1;
+                self.set_lane(0);
             }
             if let Some(slot) = self.primal_result {
                 agg = self.e.insert(agg, self.e.load(ir::return_type(f), slot), k);

@@ -15,8 +15,9 @@ use llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
 
 use crate::body::{struct_type, SplitIo};
 use crate::emit::Emitter;
+use crate::entry_points::SplitPart;
 use crate::ir::{self, Type, Value};
-use crate::markers::{MarkerCall, SplitPart};
+use crate::markers::MarkerCall;
 use crate::runtime::libc_function;
 
 /// The tape: `{ coroutine handle, list of kept shadows, the shadows given to
@@ -111,7 +112,7 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
             return Some(t);
         }
         let mut agg = LLVMGetUndef(target);
-        let fields = crate::markers::augment_fields(target).expect("checked when parsing");
+        let fields = crate::results::augment_fields(target).expect("checked when parsing");
         for (k, ft) in fields.iter().enumerate() {
             let v = if ir::is_pointer(*ft) {
                 t

@@ -18,6 +18,7 @@ const DECLS: &str = r#"
 @enzyme_dupnoneed = external global i32
 @enzyme_width = external global i32
 @enzyme_bogus = external global i32
+@enzyme_interleave = external global i32
 declare double @__enzyme_autodiff(ptr, ...)
 declare { double, double } @__enzyme_autodiff2(ptr, ...)
 declare double @__enzyme_fwddiff(ptr, ...)
@@ -499,10 +500,20 @@ define double @width(double %x) {
   %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %c, i32 2, double %x)
   ret double %r
 }
+define double @interleave(double %x) {
+  %c = load i32, ptr @enzyme_interleave
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %c, double %x)
+  ret double %r
+}
 "#;
     let d = diagnostics(marker);
     assert!(d.iter().any(|d| d.message.contains("unknown activity marker `enzyme_bogus`")), "{d:?}");
-    assert!(d.iter().any(|d| d.message.contains("`enzyme_width` is not supported yet")), "{d:?}");
+    // Two lanes' adjoints do not fit one double.
+    assert!(
+        d.iter().any(|d| d.message.contains("cannot hold 2 adjoint(s)") && d.function.as_deref() == Some("width")),
+        "{d:?}"
+    );
+    assert!(d.iter().any(|d| d.message.contains("`enzyme_interleave` is not supported yet")), "{d:?}");
 
     let args = r#"
 define double @f(double %x, double %y) {

@@ -157,6 +157,16 @@ fn shape(t: &Type) -> Option<Shape> {
     }
 }
 
+/// The names of a shadow's lanes: the name itself at width 1, `name_0`,
+/// `name_1`, ... in vector mode.
+fn lane_names(shadow: &Ident, width: usize) -> Vec<Ident> {
+    if width == 1 {
+        vec![shadow.clone()]
+    } else {
+        (0..width).map(|k| format_ident!("{}_{}", shadow, k)).collect()
+    }
+}
+
 fn err(span: Span, msg: impl std::fmt::Display) -> TokenStream {
     syn::Error::new(span, msg).to_compile_error().into()
 }
@@ -182,12 +192,20 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
         }
     };
     let mut activities = Vec::new();
+    let mut width: usize = 1;
     for a in it {
         match a {
             Expr::Lit(l) => {
-                if quote!(#l).to_string() != "1" {
-                    return Err(err(l.span(), "batched derivatives (a width other than 1) are not supported yet"));
-                }
+                let w = match &l.lit {
+                    syn::Lit::Int(i) if activities.is_empty() => {
+                        i.base10_parse::<usize>().ok().filter(|w| (1..=64).contains(w))
+                    }
+                    _ => None,
+                };
+                let Some(w) = w else {
+                    return Err(err(l.span(), "expected a width from 1 to 64 right after the name"));
+                };
+                width = w;
             }
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().unwrap();
@@ -353,14 +371,16 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                         grads.push(t.clone());
                     }
                     _ => {
-                        // Forward: the tangent follows.
-                        d_params.push(quote!(#shadow: #ty));
+                        // Forward: the tangent follows (one per lane).
                         call_args.push(marker("enzyme_dup"));
                         call_tys.push(marker_ty.clone());
                         call_args.push(quote!(#pname));
                         call_tys.push(quote!(#ty));
-                        call_args.push(quote!(#shadow));
-                        call_tys.push(quote!(#ty));
+                        for lane in lane_names(&shadow, width) {
+                            d_params.push(quote!(#lane: #ty));
+                            call_args.push(quote!(#lane));
+                            call_tys.push(quote!(#ty));
+                        }
                     }
                 }
             }
@@ -384,7 +404,7 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                     (false, false) => (quote!(#pname as *const #inner), quote!(*const #inner)),
                     (false, true) => (quote!(#pname as *mut #inner), quote!(*mut #inner)),
                 };
-                let shadow_ptr = match (slice, shadow_mut) {
+                let shadow_ptr = |shadow: &Ident| match (slice, shadow_mut) {
                     (true, true) => quote!(#shadow.as_mut_ptr()),
                     (true, false) => quote!(#shadow.as_ptr() as *mut #inner),
                     (false, true) => quote!(#shadow as *mut #inner),
@@ -402,14 +422,16 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                         (false, true) => quote!(&mut #inner),
                         (false, false) => quote!(&#inner),
                     };
-                    d_params.push(quote!(#shadow: #shadow_ty));
                     let m = if matches!(act, Activity::DuplicatedOnly) { "enzyme_dupnoneed" } else { "enzyme_dup" };
                     call_args.push(marker(m));
                     call_tys.push(marker_ty.clone());
                     call_args.push(ptr);
                     call_tys.push(ptr_ty.clone());
-                    call_args.push(shadow_ptr);
-                    call_tys.push(quote!(*mut #inner));
+                    for lane in lane_names(&shadow, width) {
+                        d_params.push(quote!(#lane: #shadow_ty));
+                        call_args.push(shadow_ptr(&lane));
+                        call_tys.push(quote!(*mut #inner));
+                    }
                 }
                 if slice {
                     call_args.push(marker("enzyme_const"));
@@ -431,6 +453,13 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
         ));
     }
 
+    // Vector mode: `enzyme_width, N` first.
+    let width_args = if width > 1 {
+        let (m, w) = (marker("enzyme_width"), width as i32);
+        vec![quote!(#m, #w,)]
+    } else {
+        Vec::new()
+    };
     let entry = match mode {
         Mode::Reverse => format!("__enzyme_autodiff__build_with_cargo_enzyme__{name}"),
         Mode::Forward => format!("__enzyme_fwddiff__build_with_cargo_enzyme__{name}"),
@@ -442,12 +471,32 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
         Mode::Reverse => {
             let seeded = matches!(ret_act, Some(Activity::Active | Activity::ActiveOnly));
             if seeded {
+                // One seed per lane.
                 let t = ret_ty.as_ref().unwrap();
-                d_params.push(quote!(seed: #t));
-                call_args.push(quote!(seed));
-                call_tys.push(quote!(#t));
+                for seed in lane_names(&format_ident!("seed"), width) {
+                    d_params.push(quote!(#seed: #t));
+                    call_args.push(quote!(#seed));
+                    call_tys.push(quote!(#t));
+                }
             }
+            // Vector mode: each active float's adjoints, one per lane, as an
+            // array `[T; N]` (lane `l` of the `k`th at field `k * N + l`).
+            if width > 1 && !grads.is_empty() {
+                let wide = (0..grads.len() * width).map(|_| quote!(f64));
+                extra_items = quote! {
+                    #[repr(C)]
+                    #[allow(non_camel_case_types)]
+                    struct #grads_struct(#(#wide),*);
+                };
+            }
+            let lanes_of = |k: usize, g: &Type| {
+                let fields = (0..width).map(|l| syn::Index::from(k * width + l));
+                quote!([#(__g.#fields as #g),*])
+            };
             let (entry_ret, grads_expr): (Tokens, Vec<Tokens>) = match grads.len() {
+                _ if width > 1 && !grads.is_empty() => {
+                    (quote!(-> #grads_struct), grads.iter().enumerate().map(|(k, g)| lanes_of(k, g)).collect())
+                }
                 0 => (quote!(), vec![]),
                 1 => {
                     let g = &grads[0];
@@ -484,7 +533,7 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
             if wants_primal {
                 out_tys.push(quote!(#ret_ty));
             }
-            out_tys.extend(grads.iter().map(|g| quote!(#g)));
+            out_tys.extend(grads.iter().map(|g| if width > 1 { quote!([#g; #width]) } else { quote!(#g) }));
             let d_ret = match out_tys.len() {
                 0 => quote!(),
                 1 => {
@@ -498,7 +547,49 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                 (
                     d_ret,
                     quote! {
-                        let __g = unsafe { #entry_fn(#shim, #(#call_args),*) };
+                        #[allow(clippy::let_unit_value)]
+                        let __g = unsafe { #entry_fn(#shim, #(#width_args)* #(#call_args),*) };
+                        #ret
+                    },
+                ),
+            )
+        }
+        Mode::Forward if width > 1 => {
+            // std::autodiff's shapes: `[R; N]` (DualOnly) or `[R; N + 1]`,
+            // the primal first (Dual). The entry point returns the lanes as
+            // a C struct of f64 (see the reverse-mode note on mixed widths).
+            let dual = matches!(ret_act, Some(Activity::Dual | Activity::DualOnly));
+            if dual {
+                let wide = (0..width).map(|_| quote!(f64));
+                extra_items = quote! {
+                    #[repr(C)]
+                    #[allow(non_camel_case_types)]
+                    struct #grads_struct(#(#wide),*);
+                };
+            }
+            let t = &ret_ty;
+            let lanes: Vec<Tokens> = (0..width)
+                .map(|k| {
+                    let k = syn::Index::from(k);
+                    quote!(__t.#k as #t)
+                })
+                .collect();
+            let (entry_ret, d_ret, ret) = match ret_act {
+                Some(Activity::Dual) => {
+                    let n = width + 1;
+                    (quote!(-> #grads_struct), quote!(-> [#t; #n]), quote!([#fname(#(#primal_args),*), #(#lanes),*]))
+                }
+                Some(Activity::DualOnly) => (quote!(-> #grads_struct), quote!(-> [#t; #width]), quote!([#(#lanes),*])),
+                Some(_) => (quote!(), quote!(-> #t), quote!(#fname(#(#primal_args),*))),
+                None => (quote!(), quote!(), quote!(())),
+            };
+            (
+                entry_ret,
+                (
+                    d_ret,
+                    quote! {
+                        #[allow(clippy::let_unit_value)]
+                        let __t = unsafe { #entry_fn(#shim, #(#width_args)* #(#call_args),*) };
                         #ret
                     },
                 ),
@@ -527,6 +618,8 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
         }
     };
     let (d_ret, d_body) = body;
+    // Vector mode: `enzyme_width, N` first.
+    let width_tys = if width > 1 { vec![quote!(_: #marker_ty, _: i32,)] } else { Vec::new() };
     let mut primal = f.clone();
     primal.attrs.push(syn::parse_quote!(#[inline(never)]));
     // Everything but `f` and the derivative lives inside the derivative's
@@ -549,8 +642,9 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                 static enzyme_dupnoneed: ::core::ffi::c_int;
                 static enzyme_const: ::core::ffi::c_int;
                 static enzyme_out: ::core::ffi::c_int;
+                static enzyme_width: ::core::ffi::c_int;
                 #[link_name = #entry]
-                fn #entry_fn(f: extern "C" fn(#(#shim_tys),*) #ret_tokens, #(_: #call_tys),*) #entry_ret;
+                fn #entry_fn(f: extern "C" fn(#(#shim_tys),*) #ret_tokens, #(#width_tys)* #(_: #call_tys),*) #entry_ret;
             }
 
             #d_body

@@ -19,6 +19,17 @@
  *   enzyme_strong_zero  (anywhere after the function, no value) a zero tangent
  *                       or adjoint times an infinite or NaN partial derivative
  *                       contributes zero instead of NaN
+ *
+ * Vector mode: `enzyme_width, N` right after the function gives N lanes in
+ * one call (the primal runs once). Each duplicated argument is followed by N
+ * shadows (forward: N tangents of a float), or `enzyme_dupv, stride, p, s`
+ * gives them in one buffer, lane k's at s + k * stride bytes. Forward mode
+ * returns N tangents (declare a struct or vector of N floats); reverse mode
+ * takes N seeds (or none: 1 in every lane) and returns N adjoints per active
+ * float, argument by argument:
+ *   typedef struct { double d0, d1; } lanes2;
+ *   lanes2 __enzyme_fwddiff_2(void *, ...);
+ *   lanes2 t = __enzyme_fwddiff_2((void*)f, enzyme_width, 2, x, 1.0, 0.0, y, 0.0, 1.0);
  */
 #ifndef ENZYME_RS_ENZYME_H
 #define ENZYME_RS_ENZYME_H
@@ -35,6 +46,18 @@ extern int enzyme_dupnoneed;
 extern int enzyme_out;
 extern int enzyme_const;
 extern int enzyme_strong_zero;
+extern int enzyme_width;
+extern int enzyme_dupv;
+extern int enzyme_dupnoneedv;
+extern int enzyme_primal_return;
+extern int enzyme_noret;
+extern int enzyme_const_return;
+extern int enzyme_active_return;
+extern int enzyme_dup_return;
+extern int enzyme_tape;
+extern int enzyme_allocated;
+extern int enzyme_nofree;
+extern int enzyme_not_overwritten;
 
 /* Type hints: what the memory at `ptr` holds, for copies whose type the
  * compiler cannot tell (e.g. memcpy between void* buffers at -O0). */

@@ -5,6 +5,7 @@ use enzyme::{autodiff_forward, autodiff_reverse};
 use physics::{simulate, State};
 
 mod collections;
+mod lanes;
 mod nested;
 mod rules;
 mod widths;
@@ -143,6 +144,7 @@ fn main() {
     nested::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     rules::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     widths::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    lanes::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
