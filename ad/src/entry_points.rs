@@ -97,6 +97,35 @@ pub(crate) fn find(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<(Value, Opti
     out
 }
 
+/// The functions holding an entry point as a value (not the callee of a
+/// direct call): unoptimised code that calls one through a local, such as
+/// the `enzyme` crate's derivatives, which call theirs through a function
+/// pointer of the shim's types. Simplified, the call becomes direct.
+pub(crate) fn functions_using_as_value(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            if entry_point(&ir::name(f)).is_some() {
+                let mut u = LLVMGetFirstUse(f);
+                while !u.is_null() {
+                    let user = LLVMGetUser(u);
+                    u = LLVMGetNextUse(u);
+                    let direct = !LLVMIsACallInst(user).is_null() && LLVMGetCalledValue(user) == f;
+                    if !LLVMIsAInstruction(user).is_null() && !direct {
+                        let g = ir::parent_function(user);
+                        if !out.contains(&g) {
+                            out.push(g);
+                        }
+                    }
+                }
+            }
+            f = LLVMGetNextFunction(f);
+        }
+    }
+    out
+}
+
 /// Uses of an entry point other than as the callee of a direct call: its
 /// address stored or passed on (as `-O0` keeps a function pointer in a
 /// local). Such calls cannot be recognised, and the link would fail later on

@@ -236,7 +236,10 @@ pub(crate) fn keep_invoke_edges(e: &Emitter, call: Value) {
 /// Unoptimised (`-O0`) callers of entry points, where wrappers such as
 /// `<enzyme/enzyme>`'s always-inlined helpers leave the markers and values
 /// in stack slots: SSA form is made (SROA, early CSE) so each argument of the
-/// call is seen as what it is. `optnone` is taken off those callers only.
+/// call is seen as what it is; functions that hold an entry point as a
+/// value are simplified too (the call through a local becomes direct, even
+/// in optimised code where the pointer was not folded). `optnone` is taken
+/// off those callers only.
 fn simplify_callers(module: LLVMModuleRef) {
     let optnone = ir::attr_kind("optnone");
     let mut callers = Vec::new();
@@ -248,6 +251,11 @@ fn simplify_callers(module: LLVMModuleRef) {
             if unoptimised && !callers.contains(&f) {
                 callers.push(f);
             }
+        }
+    }
+    for f in entry_points::functions_using_as_value(module) {
+        if !callers.contains(&f) {
+            callers.push(f);
         }
     }
     for f in callers {

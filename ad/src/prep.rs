@@ -202,6 +202,18 @@ fn inline_clones(module: LLVMModuleRef, clones: &[Value]) -> Result<(), String> 
             // The inliner deletes internal functions left without uses: ours must stay.
             LLVMSetLinkage(*c, llvm_sys::LLVMLinkage::LLVMExternalLinkage);
         }
+        // A call site may say `noinline` of its own (rustc's code calling an
+        // `#[inline(never)]` function through a closure): between clones, it goes.
+        let noinline = ir::attr_kind("noinline");
+        for c in clones {
+            for i in ir::blocks(*c).into_iter().flat_map(ir::instructions) {
+                if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall
+                    && ir::called_function(i).is_some_and(|callee| clones.contains(&callee))
+                {
+                    LLVMRemoveCallSiteEnumAttribute(i, llvm_sys::LLVMAttributeFunctionIndex, noinline);
+                }
+            }
+        }
         let result = run_passes(PassTarget::Module(module), "always-inline");
         for c in clones {
             LLVMRemoveEnumAttributeAtIndex(*c, llvm_sys::LLVMAttributeFunctionIndex, kind);

@@ -71,11 +71,13 @@ impl<'g> Reverse<'g> {
             let per = LLVMBuildSDiv(b, diff, LLVMConstInt(i64t, c.step.unsigned_abs(), 0), EMPTY);
             // One more for a test on the next value, one for the last header visit.
             let trip = LLVMBuildAdd(b, per, LLVMConstInt(i64t, 2, 0), EMPTY);
-            // Nothing reserved for an empty range or an implausible count (the
-            // tape still grows as needed).
+            // Nothing reserved for an empty range or a count too large to
+            // trust: the bound of one exit of a loop with others (`zip(1..)`
+            // stops at the shorter side, not at `i32::MAX`). The tape still
+            // grows as needed.
             let neg = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntSLT, diff, LLVMConstInt(i64t, 0, 0), EMPTY);
             let huge =
-                LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, trip, LLVMConstInt(i64t, 1 << 32, 0), EMPTY);
+                LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, trip, LLVMConstInt(i64t, 1 << 24, 0), EMPTY);
             let skip = LLVMBuildOr(b, neg, huge, EMPTY);
             let trip = LLVMBuildSelect(b, skip, LLVMConstInt(i64t, 0, 0), trip, EMPTY);
             let need = LLVMBuildAdd(b, entry, trip, c"reserve".as_ptr());

@@ -3,10 +3,13 @@
 //! the enzyme-rs linker (run by `cargo enzyme`) replaces with derivatives.
 //!
 //! For `#[autodiff_reverse(df, Active, Active)] fn f(x: f64) -> f64` the
-//! expansion keeps `f`, adds a C-ABI shim over it (its parameters lowered to
-//! floats, integers and pointers, slices as pointer and length), and defines
-//! `df(x, seed) -> (f64, f64)` calling `__enzyme_autodiff…(shim, …)` with
-//! Enzyme's activity markers. The entry point's symbol name says to build with
+//! expansion keeps `f` and defines `df(x, seed) -> (f64, f64)`, which holds a
+//! shim over `f` (a closure taken as a function pointer: references, raw
+//! pointers and slices as pointers (and lengths), floats and integers by
+//! value, other values and the result by address) and calls
+//! `__enzyme_autodiff…(shim, …)` with Enzyme's activity markers, through a
+//! pointer of the shim's types, so generic functions and methods work alike.
+//! The entry point's symbol name says to build with
 //! `cargo enzyme`, so a plain `cargo build` fails at link time saying so.
 
 use proc_macro::TokenStream;
@@ -120,41 +123,49 @@ enum Activity {
     DualOnly,
 }
 
-/// What a parameter or result is, as far as the C ABI goes.
+/// What a parameter or result is, as far as passing it to the engine goes.
+#[derive(Clone)]
 enum Shape {
-    Float(Type),
+    /// `f32` / `f64`.
+    Float,
+    /// Integers and `bool`: constant.
     Int,
-    /// `&T` / `&mut T` of a sized `T`.
-    Ref {
-        mutable: bool,
-        inner: Type,
-    },
+    /// `&T` / `&mut T` of a sized `T` (and `&self` / `&mut self`).
+    Ref { mutable: bool, inner: Tokens },
     /// `&[E]` / `&mut [E]`.
-    Slice {
-        mutable: bool,
-        elem: Type,
-    },
+    Slice { mutable: bool, elem: Type },
+    /// `*const T` / `*mut T`: the derivative is `unsafe`.
+    RawPtr { mutable: bool, inner: Type },
+    /// Anything else passed by value (structs, tuples, arrays, generic
+    /// parameters, `self`): handed to the engine by address, its derivative
+    /// a value of the same type.
+    Value,
 }
 
-fn shape(t: &Type) -> Option<Shape> {
+fn shape(t: &Type) -> Shape {
     match t {
-        Type::Path(p) if p.qself.is_none() => {
-            let name = p.path.get_ident()?.to_string();
-            match name.as_str() {
-                "f32" | "f64" => Some(Shape::Float(t.clone())),
-                "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize" => Some(Shape::Int),
-                _ => None,
+        Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            match p.path.get_ident().unwrap().to_string().as_str() {
+                "f32" | "f64" => Shape::Float,
+                "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize"
+                | "bool" => Shape::Int,
+                _ => Shape::Value,
             }
         }
         Type::Reference(r) => {
             let mutable = r.mutability.is_some();
             match &*r.elem {
-                Type::Slice(s) => Some(Shape::Slice { mutable, elem: (*s.elem).clone() }),
-                inner => Some(Shape::Ref { mutable, inner: inner.clone() }),
+                Type::Slice(s) => Shape::Slice { mutable, elem: (*s.elem).clone() },
+                inner => Shape::Ref { mutable, inner: quote!(#inner) },
             }
         }
-        _ => None,
+        Type::Ptr(p) => Shape::RawPtr { mutable: p.mutability.is_some(), inner: (*p.elem).clone() },
+        _ => Shape::Value,
     }
+}
+
+fn err(span: Span, msg: impl std::fmt::Display) -> TokenStream {
+    syn::Error::new(span, msg).to_compile_error().into()
 }
 
 /// The names of a shadow's lanes: the name itself at width 1, `name_0`,
@@ -167,8 +178,13 @@ fn lane_names(shadow: &Ident, width: usize) -> Vec<Ident> {
     }
 }
 
-fn err(span: Span, msg: impl std::fmt::Display) -> TokenStream {
-    syn::Error::new(span, msg).to_compile_error().into()
+/// One lane's value, or an array of them in vector mode.
+fn lanes_value(lanes: &[Tokens]) -> Tokens {
+    if lanes.len() == 1 {
+        lanes[0].clone()
+    } else {
+        quote!([#(#lanes),*])
+    }
 }
 
 fn expand(mode: Mode, attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -180,7 +196,59 @@ fn expand(mode: Mode, attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Result<Tokens, TokenStream> {
+/// One parameter of the primal function.
+struct Param {
+    /// How the derivative names the primal value (`x`, `self`).
+    expr: Tokens,
+    /// Its declaration in the derivative's signature (`x: f64`, `&self`).
+    decl: Tokens,
+    /// Its type (`Self` for a receiver).
+    ty: Tokens,
+    shape: Shape,
+    act: Activity,
+    span: Span,
+    /// The name its shadows and tangents are made from.
+    shadow: Ident,
+}
+
+/// The pieces of the expansion, gathered parameter by parameter.
+#[derive(Default)]
+struct Expansion {
+    /// The derivative's parameters: the primal's, each followed by its
+    /// shadows or tangents, then the seeds.
+    d_params: Vec<Tokens>,
+    /// The shim's parameters and the primal call's arguments rebuilt from them.
+    shim_params: Vec<Tokens>,
+    shim_tys: Vec<Tokens>,
+    rebuilt: Vec<Tokens>,
+    /// The entry point's arguments after the shim, and their types.
+    call_args: Vec<Tokens>,
+    call_tys: Vec<Tokens>,
+    /// Statements before the call (zeroed adjoint slots) and after it.
+    before: Vec<Tokens>,
+    after: Vec<Tokens>,
+    /// Values returned after the primal result: adjoints of active parameters.
+    outs: Vec<Tokens>,
+    out_tys: Vec<Tokens>,
+    unsafe_fn: bool,
+}
+
+impl Expansion {
+    fn arg(&mut self, value: Tokens, ty: Tokens) {
+        self.call_args.push(value);
+        self.call_tys.push(ty);
+    }
+
+    fn marker(&mut self, name: &str) {
+        let id = Ident::new(name, Span::call_site());
+        self.arg(quote!(&raw const #id), quote!(*const ::core::ffi::c_int));
+    }
+}
+
+fn parse_activities(
+    mode: Mode,
+    args: &Punctuated<Expr, Token![,]>,
+) -> Result<(Ident, usize, Vec<(Activity, Span)>), TokenStream> {
     let mut it = args.iter();
     let name = match it.next() {
         Some(Expr::Path(p)) if p.path.get_ident().is_some() => p.path.get_ident().unwrap().clone(),
@@ -232,11 +300,14 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
             other => return Err(err(other.span(), "expected an activity such as `Active` or `Duplicated`")),
         }
     }
-    if !f.sig.generics.params.is_empty() {
-        return Err(err(f.sig.generics.span(), "generic functions cannot be differentiated yet"));
-    }
+    Ok((name, width, activities))
+}
+
+fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Result<Tokens, TokenStream> {
+    let (name, width, activities) = parse_activities(mode, &args)?;
     let ret_ty: Option<Type> = match &f.sig.output {
         ReturnType::Default => None,
+        ReturnType::Type(_, t) if matches!(&**t, Type::Tuple(t) if t.elems.is_empty()) => None,
         ReturnType::Type(_, t) => Some((**t).clone()),
     };
     let n_in = f.sig.inputs.len();
@@ -254,388 +325,225 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
     }
     let ret_act = ret_ty.as_ref().map(|_| activities[n_in].0);
 
-    // Parameters: names, types, shapes.
+    // Parameters: how the derivative names each, its type and shape.
     let mut params = Vec::new();
+    let mut method = false;
     for (k, a) in f.sig.inputs.iter().enumerate() {
-        let FnArg::Typed(pt) = a else {
-            return Err(err(a.span(), "methods (`self`) cannot be differentiated yet; write a free function"));
+        let (act, span) = activities[k];
+        let p = match a {
+            FnArg::Receiver(r) => {
+                method = true;
+                let (decl, shape) = match (&r.reference, r.mutability.is_some()) {
+                    (Some(_), m) => (
+                        if m { quote!(&mut self) } else { quote!(&self) },
+                        Shape::Ref { mutable: m, inner: quote!(Self) },
+                    ),
+                    (None, _) => (quote!(self), Shape::Value),
+                };
+                Param { expr: quote!(self), decl, ty: quote!(Self), shape, act, span, shadow: format_ident!("d_self") }
+            }
+            FnArg::Typed(pt) => {
+                let pname = match &*pt.pat {
+                    Pat::Ident(i) => i.ident.clone(),
+                    _ => format_ident!("arg{k}"),
+                };
+                let ty = &pt.ty;
+                if matches!(&**ty, Type::ImplTrait(_)) {
+                    return Err(err(
+                        ty.span(),
+                        "`impl Trait` parameters cannot be differentiated; use a generic parameter",
+                    ));
+                }
+                let shadow = format_ident!("d{}", pname);
+                Param {
+                    expr: quote!(#pname),
+                    decl: quote!(#pname: #ty),
+                    ty: quote!(#ty),
+                    shape: shape(ty),
+                    act,
+                    span,
+                    shadow,
+                }
+            }
         };
-        let pname = match &*pt.pat {
-            Pat::Ident(i) => i.ident.clone(),
-            _ => format_ident!("arg{k}"),
-        };
-        let Some(s) = shape(&pt.ty) else {
-            return Err(err(
-                pt.ty.span(),
-                "parameters must be `f32`/`f64`, integers, or references (`&T`, `&mut T`, `&[T]`, `&mut [T]`)",
-            ));
-        };
-        params.push((pname, (*pt.ty).clone(), s, activities[k]));
+        params.push(p);
     }
-    let ret_shape = match &ret_ty {
-        None => None,
-        Some(t) => match shape(t) {
-            Some(s @ (Shape::Float(_) | Shape::Int)) => Some(s),
-            _ => return Err(err(t.span(), "results must be `f32`, `f64` or an integer")),
-        },
-    };
 
     // Activity against shape.
-    for (pname, _, s, (act, span)) in &params {
-        let ok = match (s, act) {
+    for p in &params {
+        let ok = match (&p.shape, p.act) {
             (_, Activity::Const) => true,
-            (Shape::Float(_), Activity::Active | Activity::Dual | Activity::DualOnly) => true,
-            (Shape::Ref { .. } | Shape::Slice { .. }, a) => {
+            (Shape::Int, _) => false,
+            (Shape::Float | Shape::Value, a) => matches!(a, Activity::Active | Activity::Dual | Activity::DualOnly),
+            (Shape::Ref { .. } | Shape::Slice { .. } | Shape::RawPtr { .. }, a) => {
                 matches!(a, Activity::Duplicated | Activity::DuplicatedOnly | Activity::Dual | Activity::DualOnly)
             }
-            _ => false,
         };
         if !ok {
-            return Err(err(*span, format!("activity `{act:?}` does not fit parameter `{pname}`")));
+            let what = match &p.shape {
+                Shape::Int => "an integer carries no derivative: mark it `Const`",
+                Shape::Float | Shape::Value => {
+                    "a value is `Active` (reverse: its adjoint is returned), `Dual` (forward: its tangent follows) or `Const`"
+                }
+                _ => "a reference or pointer is `Duplicated`/`DuplicatedOnly` (reverse) or `Dual`/`DualOnly` (forward), or `Const`",
+            };
+            return Err(err(p.span, format!("activity `{:?}` does not fit parameter `{}`: {what}", p.act, p.expr)));
         }
     }
+    let ret_shape = ret_ty.as_ref().map(shape);
     if let (Some(Shape::Int), Some(a)) = (&ret_shape, ret_act) {
         if a != Activity::Const {
             return Err(err(ret_ty.span(), "an integer result has no derivative: mark it `Const`"));
         }
     }
-
-    let fname = &f.sig.ident;
-    let vis = &f.vis;
-    let shim = format_ident!("__enzyme_primal_{}", name);
-
-    // The C-ABI shim over `f`.
-    let mut shim_params = Vec::new();
-    let mut shim_tys = Vec::new();
-    let mut rebuilt = Vec::new();
-    for (pname, ty, s, _) in &params {
-        match s {
-            Shape::Float(_) | Shape::Int => {
-                shim_params.push(quote!(#pname: #ty));
-                shim_tys.push(quote!(#ty));
-                rebuilt.push(quote!(#pname));
-            }
-            Shape::Ref { mutable, inner } => {
-                let pt = if *mutable { quote!(*mut #inner) } else { quote!(*const #inner) };
-                shim_params.push(quote!(#pname: #pt));
-                shim_tys.push(pt);
-                rebuilt.push(if *mutable { quote!(unsafe { &mut *#pname }) } else { quote!(unsafe { &*#pname }) });
-            }
-            Shape::Slice { mutable, elem } => {
-                let pt = if *mutable { quote!(*mut #elem) } else { quote!(*const #elem) };
-                let len = format_ident!("{}_len", pname);
-                shim_params.push(quote!(#pname: #pt, #len: usize));
-                shim_tys.push(pt);
-                shim_tys.push(quote!(usize));
-                rebuilt.push(if *mutable {
-                    quote!(unsafe { ::core::slice::from_raw_parts_mut(#pname, #len) })
-                } else {
-                    quote!(unsafe { ::core::slice::from_raw_parts(#pname, #len) })
-                });
-            }
-        }
-    }
-    let ret_tokens = match &ret_ty {
-        Some(t) => quote!(-> #t),
-        None => quote!(),
-    };
-
-    // The derivative's parameters and the entry point's arguments.
-    let mut d_params = Vec::new();
-    let mut call_args = Vec::new();
-    let mut call_tys = Vec::new();
-    let mut grads: Vec<Type> = Vec::new();
-    let marker = |m: &str| {
-        let id = Ident::new(m, Span::call_site());
-        quote!(&raw const #id)
-    };
-    let marker_ty = quote!(*const ::core::ffi::c_int);
-    let mut mutates = false;
-    for (pname, ty, s, (act, _)) in &params {
-        let shadow = format_ident!("d{}", pname);
-        match s {
-            Shape::Float(t) => {
-                d_params.push(quote!(#pname: #ty));
-                match act {
-                    Activity::Const => {
-                        call_args.push(marker("enzyme_const"));
-                        call_tys.push(marker_ty.clone());
-                        call_args.push(quote!(#pname));
-                        call_tys.push(quote!(#ty));
-                    }
-                    Activity::Active | Activity::ActiveOnly => {
-                        call_args.push(marker("enzyme_out"));
-                        call_tys.push(marker_ty.clone());
-                        call_args.push(quote!(#pname));
-                        call_tys.push(quote!(#ty));
-                        grads.push(t.clone());
-                    }
-                    _ => {
-                        // Forward: the tangent follows (one per lane).
-                        call_args.push(marker("enzyme_dup"));
-                        call_tys.push(marker_ty.clone());
-                        call_args.push(quote!(#pname));
-                        call_tys.push(quote!(#ty));
-                        for lane in lane_names(&shadow, width) {
-                            d_params.push(quote!(#lane: #ty));
-                            call_args.push(quote!(#lane));
-                            call_tys.push(quote!(#ty));
-                        }
-                    }
-                }
-            }
-            Shape::Int => {
-                d_params.push(quote!(#pname: #ty));
-                call_args.push(marker("enzyme_const"));
-                call_tys.push(marker_ty.clone());
-                call_args.push(quote!(#pname));
-                call_tys.push(quote!(#ty));
-            }
-            Shape::Ref { mutable, inner } | Shape::Slice { mutable, elem: inner } => {
-                let slice = matches!(s, Shape::Slice { .. });
-                mutates |= *mutable;
-                d_params.push(quote!(#pname: #ty));
-                // Reverse mode: the shadow is `&mut` (adjoints are added into it).
-                // Forward mode: it has the primal's type (std::autodiff's `Dual`).
-                let shadow_mut = mode == Mode::Reverse || *mutable;
-                let (ptr, ptr_ty) = match (slice, *mutable) {
-                    (true, false) => (quote!(#pname.as_ptr()), quote!(*const #inner)),
-                    (true, true) => (quote!(#pname.as_mut_ptr()), quote!(*mut #inner)),
-                    (false, false) => (quote!(#pname as *const #inner), quote!(*const #inner)),
-                    (false, true) => (quote!(#pname as *mut #inner), quote!(*mut #inner)),
-                };
-                let shadow_ptr = |shadow: &Ident| match (slice, shadow_mut) {
-                    (true, true) => quote!(#shadow.as_mut_ptr()),
-                    (true, false) => quote!(#shadow.as_ptr() as *mut #inner),
-                    (false, true) => quote!(#shadow as *mut #inner),
-                    (false, false) => quote!(#shadow as *const #inner as *mut #inner),
-                };
-                if *act == Activity::Const {
-                    call_args.push(marker("enzyme_const"));
-                    call_tys.push(marker_ty.clone());
-                    call_args.push(ptr);
-                    call_tys.push(ptr_ty.clone());
-                } else {
-                    let shadow_ty = match (slice, shadow_mut) {
-                        (true, true) => quote!(&mut [#inner]),
-                        (true, false) => quote!(&[#inner]),
-                        (false, true) => quote!(&mut #inner),
-                        (false, false) => quote!(&#inner),
-                    };
-                    let m = if matches!(act, Activity::DuplicatedOnly) { "enzyme_dupnoneed" } else { "enzyme_dup" };
-                    call_args.push(marker(m));
-                    call_tys.push(marker_ty.clone());
-                    call_args.push(ptr);
-                    call_tys.push(ptr_ty.clone());
-                    for lane in lane_names(&shadow, width) {
-                        d_params.push(quote!(#lane: #shadow_ty));
-                        call_args.push(shadow_ptr(&lane));
-                        call_tys.push(quote!(*mut #inner));
-                    }
-                }
-                if slice {
-                    call_args.push(marker("enzyme_const"));
-                    call_tys.push(marker_ty.clone());
-                    call_args.push(quote!(#pname.len()));
-                    call_tys.push(quote!(usize));
-                }
-            }
-        }
-    }
-    let primal_args: Vec<Tokens> = params.iter().map(|(p, ..)| quote!(#p)).collect();
-    // Whether `df` returns the primal result, computed by calling `f` itself.
-    let wants_primal = matches!(ret_act, Some(Activity::Active | Activity::Const | Activity::Dual));
-    if wants_primal && mutates {
+    if let Some(Shape::Ref { .. } | Shape::Slice { .. } | Shape::RawPtr { .. }) = &ret_shape {
         return Err(err(
-            f.sig.span(),
-            "returning the primal result of a function that mutates its arguments is not supported yet; \
-             use `ActiveOnly`/`DualOnly` (or `Const`) for the result",
+            ret_ty.span(),
+            "results that are references or pointers cannot be differentiated; return a value, or write through a `&mut` parameter",
         ));
     }
 
-    // Vector mode: `enzyme_width, N` first.
-    let width_args = if width > 1 {
-        let (m, w) = (marker("enzyme_width"), width as i32);
-        vec![quote!(#m, #w,)]
-    } else {
-        Vec::new()
+    let mut x = Expansion::default();
+    for p in &params {
+        lower_param(mode, width, p, &mut x);
+    }
+
+    // The result: written by the shim through a pointer, so the primal value,
+    // its tangents and its seeds all live in memory the engine sees.
+    let t = &ret_ty;
+    let mut result = quote!();
+    let mut lanes_out = Vec::new();
+    if let (Some(t), Some(act)) = (&ret_ty, ret_act) {
+        x.shim_params.push(quote!(__out: *mut #t));
+        x.shim_tys.push(quote!(*mut #t));
+        x.before.push(quote!(let mut __out = ::core::mem::MaybeUninit::<#t>::uninit();));
+        let m = match act {
+            Activity::Const => "enzyme_const",
+            Activity::ActiveOnly | Activity::DualOnly => "enzyme_dupnoneed",
+            _ => "enzyme_dup",
+        };
+        x.marker(m);
+        x.arg(quote!(__out.as_mut_ptr()), quote!(*mut #t));
+        if act != Activity::Const {
+            let names = lane_names(&format_ident!("__d_out"), width);
+            let seeds = lane_names(&format_ident!("seed"), width);
+            for (k, lane) in names.iter().enumerate() {
+                if mode == Mode::Reverse {
+                    // The seed is the result's adjoint, in its shadow.
+                    let seed = &seeds[k];
+                    x.d_params.push(quote!(#seed: #t));
+                    x.before.push(quote!(let mut #lane: #t = #seed;));
+                } else {
+                    x.before.push(quote!(let mut #lane: #t = unsafe { ::core::mem::zeroed() };));
+                }
+                x.arg(quote!(&raw mut #lane), quote!(*mut #t));
+                lanes_out.push(quote!(#lane));
+            }
+        }
+        if !matches!(act, Activity::ActiveOnly | Activity::DualOnly) {
+            result = quote!(unsafe { __out.assume_init() });
+        }
+    }
+
+    // The shim over the primal: a function of pointers, integers and floats.
+    let fname = &f.sig.ident;
+    let turbofish = {
+        let tys: Vec<Tokens> = f
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericParam::Type(t) => {
+                    let i = &t.ident;
+                    Some(quote!(#i))
+                }
+                syn::GenericParam::Const(c) => {
+                    let i = &c.ident;
+                    Some(quote!(#i))
+                }
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        if tys.is_empty() {
+            quote!()
+        } else {
+            quote!(::<#(#tys),*>)
+        }
     };
+    let callee = if method { quote!(Self::#fname #turbofish) } else { quote!(#fname #turbofish) };
+    let rebuilt = &x.rebuilt;
+    let primal_call = quote!(#callee(#(#rebuilt),*));
+    let shim_body =
+        if ret_ty.is_some() { quote!(unsafe { __out.write(#primal_call) }) } else { quote!({ #primal_call; }) };
+    let (shim_params, shim_tys) = (&x.shim_params, &x.shim_tys);
+
     let entry = match mode {
         Mode::Reverse => format!("__enzyme_autodiff__build_with_cargo_enzyme__{name}"),
         Mode::Forward => format!("__enzyme_fwddiff__build_with_cargo_enzyme__{name}"),
     };
-    let entry_fn = format_ident!("__enzyme_entry_{}", name);
-    let grads_struct = format_ident!("__EnzymeGradients_{}", name);
-    let mut extra_items = quote!();
-    let (entry_ret, body) = match mode {
-        Mode::Reverse => {
-            let seeded = matches!(ret_act, Some(Activity::Active | Activity::ActiveOnly));
-            if seeded {
-                // One seed per lane.
-                let t = ret_ty.as_ref().unwrap();
-                for seed in lane_names(&format_ident!("seed"), width) {
-                    d_params.push(quote!(#seed: #t));
-                    call_args.push(quote!(#seed));
-                    call_tys.push(quote!(#t));
-                }
-            }
-            // Vector mode: each active float's adjoints, one per lane, as an
-            // array `[T; N]` (lane `l` of the `k`th at field `k * N + l`).
-            if width > 1 && !grads.is_empty() {
-                let wide = (0..grads.len() * width).map(|_| quote!(f64));
-                extra_items = quote! {
-                    #[repr(C)]
-                    #[allow(non_camel_case_types)]
-                    struct #grads_struct(#(#wide),*);
-                };
-            }
-            let lanes_of = |k: usize, g: &Type| {
-                let fields = (0..width).map(|l| syn::Index::from(k * width + l));
-                quote!([#(__g.#fields as #g),*])
-            };
-            let (entry_ret, grads_expr): (Tokens, Vec<Tokens>) = match grads.len() {
-                _ if width > 1 && !grads.is_empty() => {
-                    (quote!(-> #grads_struct), grads.iter().enumerate().map(|(k, g)| lanes_of(k, g)).collect())
-                }
-                0 => (quote!(), vec![]),
-                1 => {
-                    let g = &grads[0];
-                    (quote!(-> #g), vec![quote!(__g)])
-                }
-                n => {
-                    // Every field is an f64, whatever the parameter's type:
-                    // Rust's C ABI returns a struct mixing f32 and f64 with
-                    // the f32 in the low half of a double register, which an
-                    // engine filling fields by type would widen instead. The
-                    // engine converts each adjoint to f64 (exact), and the
-                    // conversion back to f32 is exact too.
-                    let wide = (0..n).map(|_| quote!(f64));
-                    extra_items = quote! {
-                        #[repr(C)]
-                        #[allow(non_camel_case_types)]
-                        struct #grads_struct(#(#wide),*);
-                    };
-                    let outs = grads.iter().enumerate().map(|(k, g)| {
-                        let k = syn::Index::from(k);
-                        quote!(__g.#k as #g)
-                    });
-                    (quote!(-> #grads_struct), outs.collect())
-                }
-            };
-            let primal = wants_primal.then(|| quote!(#fname(#(#primal_args),*)));
-            let outs: Vec<Tokens> = primal.into_iter().chain(grads_expr).collect();
-            let ret = match outs.len() {
-                0 => quote!(()),
-                1 => outs[0].clone(),
-                _ => quote!((#(#outs),*)),
-            };
-            let mut out_tys: Vec<Tokens> = Vec::new();
-            if wants_primal {
-                out_tys.push(quote!(#ret_ty));
-            }
-            out_tys.extend(grads.iter().map(|g| if width > 1 { quote!([#g; #width]) } else { quote!(#g) }));
-            let d_ret = match out_tys.len() {
-                0 => quote!(),
-                1 => {
-                    let t = &out_tys[0];
-                    quote!(-> #t)
-                }
-                _ => quote!(-> (#(#out_tys),*)),
-            };
-            (
-                entry_ret,
-                (
-                    d_ret,
-                    quote! {
-                        #[allow(clippy::let_unit_value)]
-                        let __g = unsafe { #entry_fn(#shim, #(#width_args)* #(#call_args),*) };
-                        #ret
-                    },
-                ),
-            )
-        }
-        Mode::Forward if width > 1 => {
-            // std::autodiff's shapes: `[R; N]` (DualOnly) or `[R; N + 1]`,
-            // the primal first (Dual). The entry point returns the lanes as
-            // a C struct of f64 (see the reverse-mode note on mixed widths).
-            let dual = matches!(ret_act, Some(Activity::Dual | Activity::DualOnly));
-            if dual {
-                let wide = (0..width).map(|_| quote!(f64));
-                extra_items = quote! {
-                    #[repr(C)]
-                    #[allow(non_camel_case_types)]
-                    struct #grads_struct(#(#wide),*);
-                };
-            }
-            let t = &ret_ty;
-            let lanes: Vec<Tokens> = (0..width)
-                .map(|k| {
-                    let k = syn::Index::from(k);
-                    quote!(__t.#k as #t)
-                })
-                .collect();
-            let (entry_ret, d_ret, ret) = match ret_act {
-                Some(Activity::Dual) => {
-                    let n = width + 1;
-                    (quote!(-> #grads_struct), quote!(-> [#t; #n]), quote!([#fname(#(#primal_args),*), #(#lanes),*]))
-                }
-                Some(Activity::DualOnly) => (quote!(-> #grads_struct), quote!(-> [#t; #width]), quote!([#(#lanes),*])),
-                Some(_) => (quote!(), quote!(-> #t), quote!(#fname(#(#primal_args),*))),
-                None => (quote!(), quote!(), quote!(())),
-            };
-            (
-                entry_ret,
-                (
-                    d_ret,
-                    quote! {
-                        #[allow(clippy::let_unit_value)]
-                        let __t = unsafe { #entry_fn(#shim, #(#width_args)* #(#call_args),*) };
-                        #ret
-                    },
-                ),
-            )
-        }
-        Mode::Forward => {
-            let dual = matches!(ret_act, Some(Activity::Dual | Activity::DualOnly));
-            let entry_ret = if dual { quote!(#ret_tokens) } else { quote!() };
-            let t = &ret_ty;
-            let (d_ret, ret) = match ret_act {
-                Some(Activity::Dual) => (quote!(-> (#t, #t)), quote!((#fname(#(#primal_args),*), __t))),
-                Some(Activity::DualOnly) => (quote!(-> #t), quote!(__t)),
-                Some(_) => (quote!(-> #t), quote!(#fname(#(#primal_args),*))),
-                None => (quote!(), quote!(())),
-            };
-            (
-                entry_ret,
-                (
-                    d_ret,
-                    quote! {
-                        let __t = unsafe { #entry_fn(#shim, #(#call_args),*) };
-                        #ret
-                    },
-                ),
-            )
-        }
-    };
-    let (d_ret, d_body) = body;
     // Vector mode: `enzyme_width, N` first.
-    let width_tys = if width > 1 { vec![quote!(_: #marker_ty, _: i32,)] } else { Vec::new() };
+    let mut head_args = Vec::new();
+    let mut head_tys = Vec::new();
+    if width > 1 {
+        let w = width as i32;
+        head_args.push(quote!(&raw const enzyme_width));
+        head_args.push(quote!(#w));
+        head_tys.push(quote!(*const ::core::ffi::c_int));
+        head_tys.push(quote!(i32));
+    }
+    let (call_args, call_tys) = (&x.call_args, &x.call_tys);
+
+    // What the derivative returns.
+    let (d_ret, ret_expr) = match mode {
+        Mode::Reverse => {
+            let mut outs: Vec<Tokens> = Vec::new();
+            let mut tys: Vec<Tokens> = Vec::new();
+            if !result.is_empty() {
+                outs.push(quote!(__primal));
+                tys.push(quote!(#t));
+            }
+            outs.extend(x.outs.iter().cloned());
+            tys.extend(x.out_tys.iter().cloned());
+            match outs.len() {
+                0 => (quote!(), quote!(())),
+                1 => {
+                    let t0 = &tys[0];
+                    (quote!(-> #t0), outs[0].clone())
+                }
+                _ => (quote!(-> (#(#tys),*)), quote!((#(#outs),*))),
+            }
+        }
+        Mode::Forward => match (ret_act, width) {
+            (Some(Activity::Dual), 1) => (quote!(-> (#t, #t)), quote!((__primal, #(#lanes_out)*))),
+            (Some(Activity::Dual), w) => {
+                let n = w + 1;
+                (quote!(-> [#t; #n]), quote!([__primal, #(#lanes_out),*]))
+            }
+            (Some(Activity::DualOnly), 1) => (quote!(-> #t), quote!(#(#lanes_out)*)),
+            (Some(Activity::DualOnly), w) => (quote!(-> [#t; #w]), quote!([#(#lanes_out),*])),
+            (Some(_), _) => (quote!(-> #t), quote!(__primal)),
+            (None, _) => (quote!(), quote!(())),
+        },
+    };
+    let primal_binding = if result.is_empty() { quote!() } else { quote!(let __primal = #result;) };
+
+    let vis = &f.vis;
+    let generics = &f.sig.generics;
+    let where_clause = &f.sig.generics.where_clause;
+    let unsafety = if x.unsafe_fn || f.sig.unsafety.is_some() { quote!(unsafe) } else { quote!() };
+    let d_params = &x.d_params;
+    let (before, after) = (&x.before, &x.after);
     let mut primal = f.clone();
     primal.attrs.push(syn::parse_quote!(#[inline(never)]));
-    // Everything but `f` and the derivative lives inside the derivative's
-    // body, so several derivatives in one module do not collide.
+    // The entry point is a symbol only: called through a pointer of the
+    // shim's types (which may name the function's generic parameters and
+    // `Self`, unlike an `extern` item), the call is direct once optimised.
     Ok(quote! {
         #primal
 
-        #[allow(clippy::too_many_arguments)]
-        #vis fn #name(#(#d_params),*) #d_ret {
-            #[allow(non_snake_case)]
-            extern "C" fn #shim(#(#shim_params),*) #ret_tokens {
-                #fname(#(#rebuilt),*)
-            }
-
-            #extra_items
-
+        #[allow(clippy::too_many_arguments, clippy::let_unit_value, unused_mut, unused_unsafe)]
+        #vis #unsafety fn #name #generics (#(#d_params),*) #d_ret #where_clause {
             #[allow(non_upper_case_globals, dead_code)]
             unsafe extern "C" {
                 static enzyme_dup: ::core::ffi::c_int;
@@ -644,10 +552,158 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                 static enzyme_out: ::core::ffi::c_int;
                 static enzyme_width: ::core::ffi::c_int;
                 #[link_name = #entry]
-                fn #entry_fn(f: extern "C" fn(#(#shim_tys),*) #ret_tokens, #(#width_tys)* #(_: #call_tys),*) #entry_ret;
+                fn __enzyme_entry();
             }
-
-            #d_body
+            let __shim: fn(#(#shim_tys),*) = |#(#shim_params),*| #shim_body;
+            #(#before)*
+            unsafe {
+                let __entry: unsafe extern "C" fn(fn(#(#shim_tys),*), #(#head_tys,)* #(#call_tys),*) =
+                    ::core::mem::transmute(__enzyme_entry as unsafe extern "C" fn());
+                __entry(__shim, #(#head_args,)* #(#call_args),*);
+            }
+            #primal_binding
+            #(#after)*
+            #ret_expr
         }
     })
+}
+
+/// The shim's parameter(s) for `p`, the entry point's arguments (marker,
+/// value, shadows), and the derivative's extra parameters or results.
+fn lower_param(mode: Mode, width: usize, p: &Param, x: &mut Expansion) {
+    let (expr, ty) = (&p.expr, &p.ty);
+    // The primal parameter, followed by its shadows or tangents.
+    x.d_params.push(p.decl.clone());
+    let arg = format_ident!("__a{}", x.shim_params.len());
+    let lanes = lane_names(&p.shadow, width);
+    match &p.shape {
+        Shape::Int => {
+            x.shim_params.push(quote!(#arg: #ty));
+            x.shim_tys.push(quote!(#ty));
+            x.rebuilt.push(quote!(#arg));
+            x.marker("enzyme_const");
+            x.arg(quote!(#expr), quote!(#ty));
+        }
+        Shape::Float if p.act == Activity::Const => {
+            x.shim_params.push(quote!(#arg: #ty));
+            x.shim_tys.push(quote!(#ty));
+            x.rebuilt.push(quote!(#arg));
+            x.marker("enzyme_const");
+            x.arg(quote!(#expr), quote!(#ty));
+        }
+        Shape::Float | Shape::Value => {
+            // By address; the shim reads the value (the derivative forgets
+            // its own copy, which the primal consumed).
+            x.shim_params.push(quote!(#arg: *const #ty));
+            x.shim_tys.push(quote!(*const #ty));
+            x.rebuilt.push(quote!(unsafe { ::core::ptr::read(#arg) }));
+            let local = format_ident!("__v{}", x.shim_params.len());
+            x.before.push(quote!(let #local = ::core::mem::ManuallyDrop::new(#expr);));
+            let at = quote!(&*#local as *const #ty);
+            match (mode, p.act) {
+                (_, Activity::Const) => {
+                    x.marker("enzyme_const");
+                    x.arg(at, quote!(*const #ty));
+                }
+                (Mode::Reverse, _) => {
+                    // Adjoints accumulate in zeroed slots, returned after the call.
+                    x.marker("enzyme_dup");
+                    x.arg(at, quote!(*const #ty));
+                    let mut outs = Vec::new();
+                    for lane in &lanes {
+                        x.before.push(quote!(let mut #lane: #ty = unsafe { ::core::mem::zeroed() };));
+                        x.arg(quote!(&raw mut #lane), quote!(*mut #ty));
+                        outs.push(quote!(#lane));
+                    }
+                    x.outs.push(lanes_value(&outs));
+                    x.out_tys.push(if width == 1 { quote!(#ty) } else { quote!([#ty; #width]) });
+                }
+                (Mode::Forward, _) => {
+                    // Tangents given by value, passed by address.
+                    x.marker("enzyme_dup");
+                    x.arg(at, quote!(*const #ty));
+                    for lane in &lanes {
+                        x.d_params.push(quote!(#lane: #ty));
+                        x.arg(quote!(&#lane as *const #ty as *mut #ty), quote!(*mut #ty));
+                    }
+                }
+            }
+        }
+        Shape::Ref { .. } | Shape::RawPtr { .. } => {
+            let (raw, mutable, inner) = match &p.shape {
+                Shape::Ref { mutable, inner } => (false, mutable, inner.clone()),
+                Shape::RawPtr { mutable, inner } => (true, mutable, quote!(#inner)),
+                _ => unreachable!("matched above"),
+            };
+            if raw {
+                x.unsafe_fn = true;
+            }
+            let ptr_ty = if *mutable { quote!(*mut #inner) } else { quote!(*const #inner) };
+            x.shim_params.push(quote!(#arg: #ptr_ty));
+            x.shim_tys.push(ptr_ty.clone());
+            x.rebuilt.push(match (raw, *mutable) {
+                (true, _) => quote!(#arg),
+                (false, true) => quote!(unsafe { &mut *#arg }),
+                (false, false) => quote!(unsafe { &*#arg }),
+            });
+            let value = match (raw, *mutable) {
+                (true, _) => quote!(#expr),
+                (false, true) => quote!(&raw mut *#expr),
+                (false, false) => quote!(&raw const *#expr),
+            };
+            if p.act == Activity::Const {
+                x.marker("enzyme_const");
+                x.arg(value, ptr_ty);
+                return;
+            }
+            x.marker(if p.act == Activity::DuplicatedOnly { "enzyme_dupnoneed" } else { "enzyme_dup" });
+            x.arg(value, ptr_ty);
+            // Reverse mode: the shadow is `&mut` (adjoints are added into it);
+            // forward mode: it has the primal's type (std::autodiff's `Dual`).
+            let shadow_mut = mode == Mode::Reverse || *mutable;
+            for lane in &lanes {
+                let (decl, value) = match (raw, shadow_mut) {
+                    (true, true) => (quote!(#lane: *mut #inner), quote!(#lane)),
+                    (true, false) => (quote!(#lane: *const #inner), quote!(#lane as *mut #inner)),
+                    (false, true) => (quote!(#lane: &mut #inner), quote!(&raw mut *#lane)),
+                    (false, false) => (quote!(#lane: &#inner), quote!(&raw const *#lane as *mut #inner)),
+                };
+                x.d_params.push(decl);
+                x.arg(value, quote!(*mut #inner));
+            }
+        }
+        Shape::Slice { mutable, elem } => {
+            let ptr_ty = if *mutable { quote!(*mut #elem) } else { quote!(*const #elem) };
+            let len = format_ident!("{}_len", arg);
+            x.shim_params.push(quote!(#arg: #ptr_ty));
+            x.shim_params.push(quote!(#len: usize));
+            x.shim_tys.push(ptr_ty.clone());
+            x.shim_tys.push(quote!(usize));
+            x.rebuilt.push(if *mutable {
+                quote!(unsafe { ::core::slice::from_raw_parts_mut(#arg, #len) })
+            } else {
+                quote!(unsafe { ::core::slice::from_raw_parts(#arg, #len) })
+            });
+            let value = if *mutable { quote!(#expr.as_mut_ptr()) } else { quote!(#expr.as_ptr()) };
+            if p.act == Activity::Const {
+                x.marker("enzyme_const");
+                x.arg(value, ptr_ty);
+            } else {
+                x.marker(if p.act == Activity::DuplicatedOnly { "enzyme_dupnoneed" } else { "enzyme_dup" });
+                x.arg(value, ptr_ty);
+                let shadow_mut = mode == Mode::Reverse || *mutable;
+                for lane in &lanes {
+                    let (decl, value) = if shadow_mut {
+                        (quote!(#lane: &mut [#elem]), quote!(#lane.as_mut_ptr()))
+                    } else {
+                        (quote!(#lane: &[#elem]), quote!(#lane.as_ptr() as *mut #elem))
+                    };
+                    x.d_params.push(decl);
+                    x.arg(value, quote!(*mut #elem));
+                }
+            }
+            x.marker("enzyme_const");
+            x.arg(quote!(#expr.len()), quote!(usize));
+        }
+    }
 }

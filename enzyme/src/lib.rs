@@ -14,11 +14,16 @@
 //! Activities: `Const`, `Active`, `ActiveOnly`, `Duplicated`,
 //! `DuplicatedOnly` (reverse mode), `Dual`, `DualOnly`, `Const` (forward
 //! mode), with std::autodiff's meaning of the generated function's arguments
-//! and result. Parameters may be `f32`/`f64`, integers (`Const`), and
-//! references `&T`, `&mut T`, `&[T]`, `&mut [T]` (to floats, arrays, structs
-//! of floats, `Vec<f64>`); a `Duplicated` or `Dual` reference is followed by
-//! its shadow, a `&mut` of the same type, whose derivatives are added to
-//! (reverse) or written (forward).
+//! and result. Parameters may be `f32`/`f64`, integers (`Const`), references
+//! `&T`, `&mut T`, `&[T]`, `&mut [T]` (to floats, arrays, structs of floats,
+//! `Vec<f64>`), raw pointers (the derivative is then `unsafe`), and plain
+//! data by value (structs, tuples, arrays, generic parameters): a
+//! `Duplicated` or `Dual` reference is followed by its shadow, whose
+//! derivatives are added to (reverse) or written (forward); an `Active` value's
+//! adjoint is returned as a value of its type. Generic functions, methods
+//! (`&self`, `&mut self`, `self`) and functions nested in functions work; a
+//! width after the name (`#[autodiff_forward(jac, 4, Dual, Dual)]`) is vector
+//! mode.
 //!
 //! `#[inactive]` marks a function whose calls carry no derivative;
 //! `#[custom_forward(f_fwd)]` and `#[custom_reverse(f_aug, f_rev)]` give a

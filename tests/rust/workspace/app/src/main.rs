@@ -7,6 +7,7 @@ use physics::{simulate, State};
 mod collections;
 mod lanes;
 mod nested;
+mod parity;
 mod rules;
 mod widths;
 
@@ -145,6 +146,7 @@ fn main() {
     rules::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     widths::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     lanes::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    parity::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
