@@ -110,6 +110,7 @@ check "enzyme-c++ builds C++" bash -c "printf '%s\n' '#include <enzyme/enzyme.h>
 check "Enzyme's plugin flags are accepted (and said with -v to be unneeded)" bash -c "$CC -O2 -v -fplugin=/opt/enzyme/ClangEnzyme-22.so -Xclang -load -Xclang /opt/enzyme/ClangEnzyme-22.so -fpass-plugin=/opt/enzyme/LLVMEnzyme-22.so main.c lib.c -Wl,--as-needed,--load-pass-plugin=/opt/enzyme/LLDEnzyme-22.so -o app9 -lm 2>notes.txt && grep -q 'ClangEnzyme-22.so. is not needed' notes.txt && ./app9"
 check "Enzyme's plugin flags on a compile step" bash -c "$CC -O2 -c -fplugin=/x/ClangEnzyme-22.so lib.c -o libp.o && $CC -O2 -fpass-plugin=/x/LLVMEnzyme-22.so main.c libp.o -o app10 -lm && ./app10"
 check "-mllvm -enzyme-print-activity maps to -fenzyme-print-activity" bash -c "$CC -O2 -mllvm -enzyme-print-activity main.c lib.c -o app11 -lm 2>&1 | grep -q 'activity of .energy.'"
+check "-mllvm -enzyme-runtime-activity gives every derivative run-time activity" bash -c "$CC -O2 -mllvm -enzyme-runtime-activity $here/driver/runtime_activity_flag.c -o app_ra && ./app_ra"
 check "-mllvm -enzyme-<other> is refused, naming it" bash -c "! $CC -O2 -mllvm -enzyme-loose-types main.c lib.c -o app12 -lm 2>err.txt && grep -q 'enzyme-loose-types. is an option of Enzyme' err.txt && test ! -e app12"
 # Sanitizers: compile steps leave AddressSanitizer out, the link step runs it
 # after differentiation (derivatives instrumented too); UBSan checks stay.

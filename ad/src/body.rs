@@ -144,11 +144,26 @@ pub(crate) struct Shadows {
     pub(crate) module: LLVMModuleRef,
     /// Which derivative lane these shadows are of (vector mode).
     pub(crate) lane: u32,
+    /// Run-time activity: constant pointers that are their own shadows
+    /// (see `memory`).
+    pub(crate) own: std::collections::HashSet<Value>,
 }
 
 impl Shadows {
     pub(crate) fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, globals: ShadowGlobals, lane: u32) -> Shadows {
-        Shadows { sh, globals, module, lane }
+        Shadows { sh, globals, module, lane, own: Default::default() }
+    }
+
+    /// Run-time activity: the constant pointers of `mem` chosen alongside
+    /// shadowed ones are their own shadows; `params` maps the function's
+    /// parameters to the derivative's.
+    pub(crate) fn own_shadows(&mut self, mem: &Memory, params: &HashMap<Value, Value>) {
+        self.own = mem.self_shadowed.clone();
+        for (p, d) in params {
+            if self.own.contains(p) {
+                self.sh.insert(*p, *d);
+            }
+        }
     }
 
     /// The shadow of a pointer operand: null stays null.
@@ -165,6 +180,9 @@ impl Shadows {
             }
             if let Some(s) = self.sh.get(&v) {
                 return *s;
+            }
+            if self.own.contains(&v) && !ir::is_instruction(v) && !ir::is_argument(v) {
+                return v;
             }
             if memory::constant_root(v).is_some() {
                 return self.constant_shadow(v);
@@ -216,6 +234,10 @@ impl Shadows {
         map: &HashMap<Value, Value>,
         alloca_at: LLVMBuilderRef,
     ) {
+        if mem.self_shadowed.contains(&i) {
+            self.sh.insert(i, map[&i]);
+            return;
+        }
         // A choice among vtables or functions is its own shadow, the same choice
         // made again: stored into shadow memory as the primal is into memory.
         let inert_choice = matches!(kind, Kind::Phi | Kind::Select) && memory::is_inert_constant(i);
@@ -313,6 +335,12 @@ impl Shadows {
             unsafe { LLVMAddIncoming(s, &mut sv, &mut nb, 1) };
         }
     }
+}
+
+/// Run-time activity: whether a mixed pointer's shadow is the primal itself
+/// (then no derivative goes through it).
+pub(crate) fn shadow_is_primal(e: &Emitter, shadow: Value, primal: Value) -> Value {
+    unsafe { LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, shadow, primal, c"inactive".as_ptr()) }
 }
 
 /// Whether an `alloca` has a constant element count.

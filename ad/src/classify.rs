@@ -441,6 +441,7 @@ pub(crate) fn check_function(
     original_name: &str,
     dup: &[bool],
     mode: Mode,
+    runtime_activity: bool,
 ) -> (Vec<Diagnostic>, Vec<(Value, Vec<bool>)>) {
     let mut diags = Vec::new();
     let mut callees = Vec::new();
@@ -530,7 +531,7 @@ pub(crate) fn check_function(
             }
         }
     }
-    let mem = memory::analyze(f, &cfg, dup, mode, classify);
+    let mem = memory::analyze(f, &cfg, dup, mode, runtime_activity, classify);
     // Which pointer arguments of each nested call have shadows.
     let mut nested = Vec::new();
     for (callee, call) in callees {

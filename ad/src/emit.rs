@@ -17,6 +17,8 @@ pub(crate) struct Emitter {
     pub b: LLVMBuilderRef,
     /// `enzyme_strong_zero`: a zero seed times any partial gives zero.
     pub strong_zero: bool,
+    /// `enzyme_runtime_activity`, passed on to the derivatives of callees.
+    pub runtime_activity: bool,
 }
 
 impl Drop for Emitter {
@@ -45,7 +47,7 @@ impl Emitter {
     pub fn new(module: LLVMModuleRef) -> Emitter {
         unsafe {
             let ctx = LLVMGetModuleContext(module);
-            Emitter { ctx, module, b: LLVMCreateBuilderInContext(ctx), strong_zero: false }
+            Emitter { ctx, module, b: LLVMCreateBuilderInContext(ctx), strong_zero: false, runtime_activity: false }
         }
     }
 

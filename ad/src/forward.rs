@@ -61,16 +61,21 @@ impl<'g> Forward<'g> {
     pub(super) fn build(g: &'g mut dyn Derivatives, r: &Request, d: Value) {
         let (f, dup) = (r.function, &r.dup[..]);
         let cfg = Cfg::new(f);
-        let mem = memory::analyze(f, &cfg, dup, Mode::Forward, classify);
+        let mem = memory::analyze(f, &cfg, dup, Mode::Forward, r.runtime_activity, classify);
         let mut e = Emitter::new(g.module());
         e.strong_zero = r.strong_zero;
+        e.runtime_activity = r.runtime_activity;
         let params = map_params(f, d, dup, Mode::Forward, r.width);
         // A first block of its own, so the body's entry may be a loop header.
         let prologue_block = e.append_block(d, "prologue");
         let (module, globals) = (g.module(), g.shadow_globals());
         let lanes: Vec<(HashMap<Value, Value>, Shadows)> = (params.tan.into_iter().zip(params.sh))
             .enumerate()
-            .map(|(k, (tan, sh))| (tan, Shadows::new(sh, module, globals.clone(), k as u32)))
+            .map(|(k, (tan, sh))| {
+                let mut sh = Shadows::new(sh, module, globals.clone(), k as u32);
+                sh.own_shadows(&mem, &params.map);
+                (tan, sh)
+            })
             .collect();
         let placeholder = Shadows::new(HashMap::new(), module, globals, 0);
         let mut s = Forward { g, e, cfg, mem, map: params.map, tan: HashMap::new(), sh: placeholder, lanes, lane: 0 };
@@ -227,7 +232,9 @@ impl<'g> Forward<'g> {
             // go through its derivative; the others are cloned below.
             Kind::Call(callee) if ir::is_float(t) || self.call_mask(i).contains(&true) => {
                 let mask = self.call_mask(i);
-                let request = Request::new(Mode::Forward, callee, &mask).strong_zero(self.e.strong_zero);
+                let request = Request::new(Mode::Forward, callee, &mask)
+                    .strong_zero(self.e.strong_zero)
+                    .runtime_activity(self.e.runtime_activity);
                 let g = self.g.request(request.width(self.width() as u32));
                 let mut args = Vec::new();
                 for k in 0..ir::call_arg_count(i) {
@@ -284,22 +291,35 @@ impl<'g> Forward<'g> {
         let shadowed = |v: Value| self.mem.status(v) == PtrStatus::Shadowed;
         match kind {
             Kind::Load if ir::is_real(ir::type_of(i)) && shadowed(ir::operand(i, 0)) => {
-                let t = self.e.load_like(ir::type_of(i), self.sh.of(ir::operand(i, 0)), i);
+                let p = ir::operand(i, 0);
+                let mut t = self.e.load_like(ir::type_of(i), self.sh.of(p), i);
+                if let Some(inactive) = self.inactive_at_run_time(p) {
+                    // The primal's memory: no tangent there.
+                    t = self.e.select(inactive, self.e.zero(ir::type_of(i)), t);
+                }
                 self.tan.insert(i, t);
             }
             Kind::Store if shadowed(ir::operand(i, 1)) => {
                 let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
                 let vt = ir::type_of(v);
-                if ir::is_real(vt) {
-                    self.e.store_like(self.tangent(v), self.sh.of(p), i);
+                let value = if ir::is_real(vt) {
+                    self.tangent(v)
                 } else if ir::is_pointer(vt) {
-                    self.e.store_like(self.sh.of(v), self.sh.of(p), i);
+                    self.sh.of(v)
                 } else if self.mem.int_stores_clearing.contains(&i) {
                     // Integers written over what may be floats: zero tangent there.
-                    self.e.store_like(self.e.zero(vt), self.sh.of(p), i);
+                    self.e.zero(vt)
                 } else if self.mem.int_stores_mirrored.contains(&i) {
-                    self.e.store_like(self.val(v), self.sh.of(p), i);
-                }
+                    self.val(v)
+                } else {
+                    return;
+                };
+                // Into the primal's memory (run-time activity): the primal's value again.
+                let value = match self.inactive_at_run_time(p) {
+                    Some(inactive) => self.e.select(inactive, self.val(v), value),
+                    None => value,
+                };
+                self.e.store_like(value, self.sh.of(p), i);
             }
             Kind::MemSet if shadowed(ir::operand(i, 0)) => {
                 let mut m = self.map.clone();
@@ -340,6 +360,12 @@ impl<'g> Forward<'g> {
             }
             _ => {}
         }
+    }
+
+    /// Run-time activity: for a mixed pointer, whether its shadow is the
+    /// primal here.
+    fn inactive_at_run_time(&self, p: Value) -> Option<Value> {
+        self.mem.mixed.contains(&p).then(|| crate::body::shadow_is_primal(&self.e, self.sh.of(p), self.val(p)))
     }
 
     pub(super) fn float_tangent(&self, i: Value, n: Value, kind: &Kind) -> Option<Value> {

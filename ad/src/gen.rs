@@ -158,8 +158,8 @@ impl Generator {
     /// caller's reverse sweep, it propagates adjoints and frees the frame.
     /// Parameters: `f`'s, each shadowed pointer followed by its shadow, then
     /// the [`SplitIo`] buffer.
-    fn split_derivative(&mut self, f: Value, dup: &[bool], strong_zero: bool) -> Value {
-        let key = Request::split(f, dup).strong_zero(strong_zero);
+    fn split_derivative(&mut self, f: Value, dup: &[bool], strong_zero: bool, runtime_activity: bool) -> Value {
+        let key = Request::split(f, dup).strong_zero(strong_zero).runtime_activity(runtime_activity);
         if let Some(d) = self.made.get(&key) {
             return *d;
         }
@@ -189,7 +189,7 @@ impl Generator {
     pub fn run(&mut self) {
         while let Some((r, d)) = self.pending.pop() {
             if self.report_activity {
-                let report = self.describe(r.mode, r.function, &r.dup);
+                let report = self.describe(&r);
                 self.reports.push(report);
             }
             match r.mode {
@@ -203,10 +203,11 @@ impl Generator {
     }
 
     /// The analysis of one derivative, in words, instruction by instruction.
-    pub(crate) fn describe(&self, mode: Mode, f: Value, dup: &[bool]) -> String {
+    pub(crate) fn describe(&self, r: &Request) -> String {
         use std::fmt::Write;
+        let (mode, f, dup) = (r.mode, r.function, &r.dup[..]);
         let cfg = Cfg::new(f);
-        let mem = memory::analyze(f, &cfg, dup, mode, classify);
+        let mem = memory::analyze(f, &cfg, dup, mode, r.runtime_activity, classify);
         let name = crate::names::display_name(&ir::name(self.prep.original(f)));
         let mut out = format!("activity of `{name}` ({mode:?} mode):\n");
         for (k, p) in ir::params(f).into_iter().enumerate() {
@@ -289,7 +290,7 @@ impl Derivatives for Generator {
 
     fn request(&mut self, r: Request) -> Value {
         if r.split {
-            self.split_derivative(r.function, &r.dup, r.strong_zero)
+            self.split_derivative(r.function, &r.dup, r.strong_zero, r.runtime_activity)
         } else {
             self.derivative(r)
         }

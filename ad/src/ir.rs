@@ -667,3 +667,12 @@ pub(crate) fn global_metadata(g: Value, kind: &str) -> Option<Vec<Value>> {
 pub(crate) fn const_int_value(v: Value) -> Option<i64> {
     unsafe { (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)) }
 }
+
+/// The bytes a value of type `t` occupies in memory, by the data layout of
+/// `f`'s module.
+pub(crate) fn store_size(f: Value, t: Type) -> u64 {
+    unsafe {
+        let m = LLVMGetGlobalParent(f);
+        llvm_sys::target::LLVMStoreSizeOfType(llvm_sys::target::LLVMGetModuleDataLayout(m), t)
+    }
+}

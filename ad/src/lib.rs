@@ -85,6 +85,9 @@ pub struct Options {
     /// On failure, keep the preprocessed clones (`*.enzyme.prep`) in the
     /// module, for debugging the engine; the module must not be emitted then.
     pub keep_clones_on_error: bool,
+    /// Run-time activity for every request (Enzyme's
+    /// `-enzyme-runtime-activity`), as `enzyme_runtime_activity` gives it to one.
+    pub runtime_activity: bool,
 }
 
 /// Reads what the program registers in Enzyme's spellings outside the
@@ -287,7 +290,7 @@ fn differentiate_round(
     let mut diags = Vec::new();
     let mut gen = Generator::new(module);
     gen.report_activity = options.report_activity;
-    let mut checked: HashSet<(Value, Vec<bool>, Mode)> = HashSet::new();
+    let mut checked: HashSet<(Value, Vec<bool>, Mode, bool)> = HashSet::new();
     for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
@@ -303,17 +306,18 @@ fn differentiate_round(
             ir::location(plan.call).map(|l| format!(" at {l}")).unwrap_or_default()
         );
         let mask = plan.dup_mask();
-        if checked.insert((clone, mask.clone(), plan.mode)) {
+        let runtime_activity = plan.runtime_activity || options.runtime_activity;
+        if checked.insert((clone, mask.clone(), plan.mode, runtime_activity)) {
             let name = ir::name(plan.function);
-            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode);
+            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, runtime_activity);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
             let mut work = callees;
             while let Some((f, mask)) = work.pop() {
-                if !checked.insert((f, mask.clone(), plan.mode)) {
+                if !checked.insert((f, mask.clone(), plan.mode, runtime_activity)) {
                     continue;
                 }
                 let name = ir::name(gen.prep.original(f));
-                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode);
+                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode, runtime_activity);
                 diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
                 work.extend(callees);
             }
@@ -340,12 +344,16 @@ fn differentiate_round(
             // augmented call runs; the reverse call resumes it.
             Some(SplitPart::Augment) => Some(request::Derivatives::request(
                 &mut gen,
-                request::Request::split(clone, &mask).strong_zero(plan.strong_zero),
+                request::Request::split(clone, &mask)
+                    .strong_zero(plan.strong_zero)
+                    .runtime_activity(plan.runtime_activity || options.runtime_activity),
             )),
             Some(_) => None,
             None => {
-                let mut request =
-                    request::Request::new(plan.mode, clone, &mask).strong_zero(plan.strong_zero).width(plan.width);
+                let mut request = request::Request::new(plan.mode, clone, &mask)
+                    .strong_zero(plan.strong_zero)
+                    .width(plan.width)
+                    .runtime_activity(plan.runtime_activity || options.runtime_activity);
                 request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
                 Some(gen.derivative(request))
             }
@@ -567,6 +575,7 @@ fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &
             for (k, _) in returned_adjoints(plan) {
                 out.extend((0..w).map(|l| e.extract(r, k * w + l)));
             }
+            add_into_byref_shadows(&e, plan, r);
             out
         }
     };
@@ -586,7 +595,10 @@ pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Ve
     let (mut args, mut shadows) = (Vec::new(), Vec::new());
     for (p, a) in ir::params(plan.function).iter().zip(&plan.args) {
         let pt = ir::type_of(*p);
-        args.push(e.convert_arg(a.primal, pt).expect("checked when parsing"));
+        // `enzyme_byref`: values given by address.
+        let value =
+            |v: Value| if a.byref { e.load(pt, v) } else { e.convert_arg(v, pt).expect("checked when parsing") };
+        args.push(value(a.primal));
         if ir::is_pointer(pt) {
             if let Some(s) = a.shadow {
                 let lanes = lane_shadows(e, plan.width, a, s);
@@ -595,7 +607,7 @@ pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Ve
             }
         } else if plan.mode == Mode::Forward && ir::is_float(pt) {
             for t in a.shadow.iter().chain(&a.lanes) {
-                args.push(e.convert_arg(*t, pt).expect("checked when parsing"));
+                args.push(value(*t));
             }
             if a.shadow.is_none() {
                 args.extend((0..plan.width).map(|_| e.zero(pt)));
@@ -630,6 +642,23 @@ pub(crate) fn seed_value(e: &Emitter, plan: &MarkerCall) -> Value {
     match plan.seed {
         Some(s) => e.convert_float(s, rt),
         None => ir::const_real(rt, 1.0),
+    }
+}
+
+/// Reverse mode: the adjoints of floats given by address with shadow
+/// addresses (`enzyme_dup, enzyme_byref, n, &x, &dx`) are added into them.
+fn add_into_byref_shadows(e: &Emitter, plan: &MarkerCall, r: Value) {
+    let floats = ir::params(plan.function).into_iter().zip(&plan.args).filter(|(p, _)| ir::is_float(ir::type_of(*p)));
+    for (k, (p, a)) in floats.enumerate() {
+        if !a.byref || a.activity == Activity::Active || a.activity == Activity::Const {
+            continue;
+        }
+        let t = ir::type_of(p);
+        for (l, s) in a.shadow.iter().chain(&a.lanes).enumerate() {
+            let adjoint = e.extract(r, k as u32 * plan.width + l as u32);
+            let sum = e.fadd(e.load(t, *s), adjoint);
+            e.store(sum, *s);
+        }
     }
 }
 

@@ -42,6 +42,9 @@ pub(crate) struct ArgPlan {
     /// Vector mode, `enzyme_dupv, stride`: `shadow` is one buffer holding
     /// every lane's shadow, `stride` bytes apart.
     pub stride: Option<Value>,
+    /// `enzyme_byref, bytes`: the value (and its tangents) are given by
+    /// address, for a parameter taken by value.
+    pub byref: bool,
 }
 
 /// A parsed marker call, ready to be replaced.
@@ -80,6 +83,8 @@ pub(crate) struct MarkerCall {
     pub no_free: bool,
     /// Vector mode (`enzyme_width, N`): the number of derivative lanes.
     pub width: u32,
+    /// `enzyme_runtime_activity` was given.
+    pub runtime_activity: bool,
 }
 
 impl MarkerCall {
@@ -115,6 +120,9 @@ const STRONG_ZERO: &str = "enzyme_strong_zero";
 /// happens anyway without the first).
 const PRIMAL_RETURN: &str = "enzyme_primal_return";
 const NO_RETURN: &str = "enzyme_noret";
+/// Pointers chosen between shadowed and constant ones get their activity
+/// checked at run time (see `memory`).
+const RUNTIME_ACTIVITY: &str = "enzyme_runtime_activity";
 
 /// Split mode's markers with a value: the tape's address (`enzyme_tape, p`)
 /// and the size of the caller's buffer for it (`enzyme_allocated, n`).
@@ -138,6 +146,8 @@ const WIDTH: &str = "enzyme_width";
 /// `k`'s at `k * stride` bytes: `enzyme_dupv, stride, p, shadows`.
 const DUP_STRIDED: &str = "enzyme_dupv";
 const DUP_NO_NEED_STRIDED: &str = "enzyme_dupnoneedv";
+/// `enzyme_byref, bytes, &x`: a parameter taken by value, given by address.
+const BY_REFERENCE: &str = "enzyme_byref";
 
 /// The option markers: anywhere after the function, not tied to a parameter.
 const OPTIONS: &[&str] = &[
@@ -152,17 +162,11 @@ const OPTIONS: &[&str] = &[
     NO_FREE,
     NOT_OVERWRITTEN,
     WIDTH,
+    RUNTIME_ACTIVITY,
 ];
 
 /// Markers of Enzyme's C API that this version does not implement yet.
-const UNSUPPORTED_MARKERS: &[&str] = &[
-    "enzyme_interleave",
-    "enzyme_byref",
-    "enzyme_runtime_activity",
-    "enzyme_scalar",
-    "enzyme_vector",
-    "enzyme_buffer",
-];
+const UNSUPPORTED_MARKERS: &[&str] = &["enzyme_interleave", "enzyme_scalar", "enzyme_vector", "enzyme_buffer"];
 
 /// The activity an activity marker names.
 fn activity_of(name: &str) -> Option<Activity> {
@@ -180,6 +184,7 @@ pub(crate) fn is_known_marker(name: &str) -> bool {
     activity_of(name).is_some()
         || name == DUP_STRIDED
         || name == DUP_NO_NEED_STRIDED
+        || name == BY_REFERENCE
         || OPTIONS.contains(&name)
         || UNSUPPORTED_MARKERS.contains(&name)
 }
@@ -301,7 +306,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         return parse_size(call, function, idx);
     }
     let mut marker_loads = Vec::new();
-    let (mut strong_zero, mut primal_return) = (false, false);
+    let (mut strong_zero, mut primal_return, mut runtime_activity) = (false, false, false);
     let mut return_activity = None;
     let mut no_free = false;
     let (mut tape, mut allocated) = (None, None);
@@ -333,6 +338,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
                 return Ok(2);
             }
             STRONG_ZERO => strong_zero = true,
+            RUNTIME_ACTIVITY => runtime_activity = true,
             PRIMAL_RETURN => primal_return = true,
             NO_RETURN | NOT_OVERWRITTEN => {}
             NO_FREE if split.is_some() => no_free = true,
@@ -373,6 +379,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         };
         let mut explicit = None;
         let mut stride = None;
+        let mut byref = false;
         loop {
             if idx >= n {
                 return Err(at_call(
@@ -391,6 +398,23 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
                 Some((m, load)) if is_option(&m) => {
                     idx += take_option(&m, idx, args.len())?;
                     marker_loads.extend(load);
+                }
+                Some((m, load)) if m == BY_REFERENCE => {
+                    let bytes = (idx + 1 < n).then(|| ir::const_int_value(arg(idx + 1))).flatten();
+                    let size = ir::store_size(function, pty);
+                    if bytes.is_none() || byref || ir::is_pointer(pty) || bytes != Some(size as i64) {
+                        return Err(at_call(
+                            call,
+                            format!(
+                                "`{m}` before parameter {pname} of `{fname}` must give its size ({size} bytes, type `{}`), once",
+                                ir::print_type(pty)
+                            ),
+                        )
+                        .with_help(format!("write `{m}, sizeof(x), &x` for a parameter taken by value")));
+                    }
+                    byref = true;
+                    marker_loads.extend(load);
+                    idx += 2;
                 }
                 Some((m, load)) if m == DUP_STRIDED || m == DUP_NO_NEED_STRIDED => {
                     if explicit.is_some() {
@@ -462,6 +486,8 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
             }
             (Mode::Reverse, true, Activity::Active) => {}
             (Mode::Forward, true, Activity::Dup | Activity::DupNoNeed) => {}
+            // By address, with a shadow address: the adjoint is added into it.
+            (Mode::Reverse, true, Activity::Dup | Activity::DupNoNeed) if byref && split.is_none() => {}
             (Mode::Reverse, true, _) => {
                 return Err(at_call(
                     call,
@@ -469,7 +495,10 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
                         "`enzyme_dup` given for by-value floating-point parameter {pname} of `{fname}` in reverse mode"
                     ),
                 )
-                .with_help("a by-value float is `enzyme_out` (its adjoint is returned) or `enzyme_const`"))
+                .with_help(
+                    "a by-value float is `enzyme_out` (its adjoint is returned) or `enzyme_const`; given by address \
+                     (`enzyme_dup, enzyme_byref, sizeof(x), &x, &dx`), its adjoint is added into `dx`",
+                ))
             }
             (Mode::Forward, true, _) => {
                 return Err(at_call(
@@ -483,7 +512,18 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
                     .with_help("integers carry no derivative; pass it with `enzyme_const` or without a marker"))
             }
         }
-        check_convertible(call, primal, pty, &pname, &fname, entry)?;
+        // By reference: an address for each value, read as the parameter's type.
+        let check = |v: Value| -> Result<(), Diagnostic> {
+            if !byref {
+                return check_convertible(call, v, pty, &pname, &fname, entry);
+            }
+            if ir::is_pointer(ir::type_of(v)) {
+                return Ok(());
+            }
+            Err(at_call(call, format!("`{BY_REFERENCE}` given for parameter {pname} of `{fname}`, but not an address"))
+                .with_help(format!("pass `&x` after `{BY_REFERENCE}, sizeof(x)` (and the shadows' addresses too)")))
+        };
+        check(primal)?;
         if stride.is_some() && (!is_ptr || width.get().is_none()) {
             return Err(at_call(
                 call,
@@ -515,12 +555,12 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
             }
             let s = arg(idx);
             idx += 1;
-            check_convertible(call, s, pty, &pname, &fname, entry)?;
+            check(s)?;
             shadows.push(s);
         }
         let mut shadows = shadows.into_iter();
         let shadow = shadows.next();
-        args.push(ArgPlan { activity, primal, shadow, lanes: shadows.collect(), stride });
+        args.push(ArgPlan { activity, primal, shadow, lanes: shadows.collect(), stride, byref });
     }
     while idx < n {
         match marker(arg(idx)) {
@@ -647,6 +687,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         allocated,
         no_free,
         width,
+        runtime_activity,
     })
 }
 
@@ -670,7 +711,14 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         }
         let dup = ir::is_pointer(ir::type_of(p)) && matches!(activity, Activity::Dup | Activity::DupNoNeed);
         // No values are given: the parameter stands for itself.
-        args.push(ArgPlan { activity, primal: p, shadow: dup.then_some(p), lanes: Vec::new(), stride: None });
+        args.push(ArgPlan {
+            activity,
+            primal: p,
+            shadow: dup.then_some(p),
+            lanes: Vec::new(),
+            stride: None,
+            byref: false,
+        });
     }
     if idx < n {
         return Err(at_call(
@@ -702,6 +750,7 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         allocated: None,
         no_free: false,
         width: 1,
+        runtime_activity: false,
     })
 }
 

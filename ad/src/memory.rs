@@ -8,6 +8,13 @@
 //! *unknown* otherwise (made from an integer, returned by a call). Memory is
 //! only differentiated through shadowed pointers; everything this analysis
 //! cannot vouch for becomes an error, never a silently dropped derivative.
+//!
+//! With run-time activity (`enzyme_runtime_activity`), a pointer chosen
+//! between a shadowed and a constant one is shadowed too: the constant
+//! choices are their own shadows, and every derivative load or store through
+//! such a *mixed* pointer tests at run time whether its shadow is the primal
+//! (then it carries no derivative: tangents read zero, nothing is written).
+//! Other uses of a mixed pointer (copies, calls, frees) are errors.
 
 use std::collections::{HashMap, HashSet};
 
@@ -55,7 +62,15 @@ pub(crate) struct Memory {
     /// Heap allocations whose pointer is stored where the caller sees it:
     /// their shadows are the caller's to free (as the blocks are).
     pub escaping: HashSet<Value>,
+    /// Run-time activity: pointers whose shadow may be the primal itself.
+    pub mixed: HashSet<Value>,
+    /// Run-time activity: constant pointers chosen alongside shadowed ones,
+    /// which are their own shadows.
+    pub self_shadowed: HashSet<Value>,
 }
+
+/// Why a choice between pointers has no single status.
+const MIXED_WHY: &str = "may or may not point to differentiated memory";
 
 /// Whether a constant pointer is null or undefined (compatible with any status).
 /// A function, or an address in constant memory that holds no floats (a
@@ -150,7 +165,7 @@ impl Memory {
                 (None, s) => Some(s),
                 (Some(a), b) if a == b => Some(a),
                 (Some(PtrStatus::Unknown(r)), _) | (_, PtrStatus::Unknown(r)) => Some(PtrStatus::Unknown(r)),
-                _ => Some(PtrStatus::Unknown("may or may not point to differentiated memory")),
+                _ => Some(PtrStatus::Unknown(MIXED_WHY)),
             };
         }
         match (out, pending) {
@@ -169,13 +184,20 @@ const DUP_HELP: &str = "pass the pointer with `enzyme_dup` (value, then shadow) 
                         or keep active values out of memory without a shadow";
 
 /// Analyses `f` (preprocessed) when pointer parameter `k` is duplicated iff `dup[k]`.
-pub(crate) fn analyze(f: Value, cfg: &Cfg, dup: &[bool], mode: Mode, kind_of: impl Fn(Value) -> Kind) -> Memory {
+pub(crate) fn analyze(
+    f: Value,
+    cfg: &Cfg,
+    dup: &[bool],
+    mode: Mode,
+    runtime_activity: bool,
+    kind_of: impl Fn(Value) -> Kind,
+) -> Memory {
     // Loop-carried values (phis fed by a latch) need a fixpoint: iterate until
     // nothing changes; only the last pass's problems count.
     let mut prev: Option<Memory> = None;
     for _ in 0..16 {
-        let m = analyze_once(f, cfg, dup, mode, &kind_of, prev.as_ref());
-        let stable = prev.as_ref().is_some_and(|p| p.ptr == m.ptr && p.varied == m.varied);
+        let m = analyze_once(f, cfg, dup, mode, runtime_activity, &kind_of, prev.as_ref());
+        let stable = prev.as_ref().is_some_and(|p| p.ptr == m.ptr && p.varied == m.varied && p.mixed == m.mixed);
         prev = Some(m);
         if stable {
             break;
@@ -197,9 +219,46 @@ pub(crate) fn analyze(f: Value, cfg: &Cfg, dup: &[bool], mode: Mode, kind_of: im
         }
     }
     if settled {
-        m = analyze_once(f, cfg, dup, mode, &kind_of, Some(&m));
+        m = analyze_once(f, cfg, dup, mode, runtime_activity, &kind_of, Some(&m));
+    }
+    if !m.mixed.is_empty() {
+        check_mixed_uses(&mut m, cfg, &kind_of);
     }
     m
+}
+
+/// Run-time activity: a mixed pointer may be used for loads, stores,
+/// address arithmetic and choices, which are guarded; anything else that
+/// would read or write its shadow is refused.
+fn check_mixed_uses(m: &mut Memory, cfg: &Cfg, kind_of: &impl Fn(Value) -> Kind) {
+    for b in &cfg.order {
+        if !cfg.live.contains(b) {
+            continue;
+        }
+        for i in ir::instructions(*b) {
+            let ops: Vec<Value> = (0..ir::operand_count(i)).map(|k| ir::operand(i, k)).collect();
+            if !ops.iter().any(|o| m.mixed.contains(o)) {
+                continue;
+            }
+            let what = match kind_of(i) {
+                Kind::Load | Kind::Store | Kind::Gep | Kind::PtrCast | Kind::Phi | Kind::Select => continue,
+                // Comparisons and calls that carry no derivative.
+                Kind::Inactive | Kind::LibCall if ir::opcode(i) != LLVMOpcode::LLVMCall => continue,
+                Kind::Inactive => continue,
+                Kind::MemSet | Kind::MemCpy => "memory operation (`memset`, `memcpy`)",
+                Kind::Free | Kind::Realloc | Kind::Alloc(_) => "allocation or free",
+                Kind::Return => "return",
+                _ => "call",
+            };
+            m.problem(
+                i,
+                format!("{what} through a pointer whose activity is decided at run time"),
+                "with `enzyme_runtime_activity`, a pointer chosen between one with a shadow and one without may only \
+                 be loaded from, stored to and offset; copy the values one by one, or choose between pointers of \
+                 the same activity",
+            );
+        }
+    }
 }
 
 fn analyze_once(
@@ -207,6 +266,7 @@ fn analyze_once(
     cfg: &Cfg,
     dup: &[bool],
     mode: Mode,
+    runtime_activity: bool,
     kind_of: &impl Fn(Value) -> Kind,
     prev: Option<&Memory>,
 ) -> Memory {
@@ -215,6 +275,8 @@ fn analyze_once(
         // Start from the previous pass so loop-carried values are known.
         m.ptr = p.ptr.clone();
         m.varied = p.varied.clone();
+        m.mixed = p.mixed.clone();
+        m.self_shadowed = p.self_shadowed.clone();
     }
     for (k, p) in ir::params(f).into_iter().enumerate() {
         let t = ir::type_of(p);
@@ -254,6 +316,10 @@ fn analyze_once(
                     } else if ir::is_pointer(t) {
                         if m.known(p).is_some() {
                             m.ptr.insert(i, s);
+                        }
+                        // Through a mixed pointer, the shadow loaded may be the primal.
+                        if m.mixed.contains(&p) {
+                            m.mixed.insert(i);
                         }
                     } else if contains_float(t) {
                         m.problem(
@@ -349,6 +415,9 @@ fn analyze_once(
                     if let Some(s) = m.known(ops[0]) {
                         m.ptr.insert(i, s);
                     }
+                    if m.mixed.contains(&ops[0]) {
+                        m.mixed.insert(i);
+                    }
                 }
                 Kind::Alloca => {
                     // Fixed or run-time size (VLAs, Fortran automatic arrays).
@@ -394,15 +463,33 @@ fn analyze_once(
                     } else {
                         vec![ops[1], ops[2]]
                     };
-                    let Some(s) = m.merge(vals.into_iter()) else { continue };
-                    if let PtrStatus::Unknown(why) = s {
-                        if why == "may or may not point to differentiated memory" {
-                            m.problem(
-                                i,
-                                "pointer that may or may not point to differentiated memory".into(),
-                                "choose between pointers of the same activity (both `enzyme_dup` or both `enzyme_const`)",
-                            );
+                    let Some(s) = m.merge(vals.iter().copied()) else { continue };
+                    let mixed_choice = s == PtrStatus::Unknown(MIXED_WHY)
+                        && vals
+                            .iter()
+                            .all(|v| is_null_like(*v) || !matches!(m.known(*v), Some(PtrStatus::Unknown(_)) | None));
+                    if mixed_choice && runtime_activity {
+                        // The constant choices are their own shadows; which one
+                        // was taken is told at run time.
+                        for v in &vals {
+                            if !is_null_like(*v) && m.status(*v) == PtrStatus::Constant {
+                                m.self_shadowed.insert(*v);
+                            }
                         }
+                        m.mixed.insert(i);
+                        m.ptr.insert(i, PtrStatus::Shadowed);
+                        continue;
+                    }
+                    if s == PtrStatus::Unknown(MIXED_WHY) {
+                        m.problem(
+                            i,
+                            "pointer that may or may not point to differentiated memory".into(),
+                            "choose between pointers of the same activity (both `enzyme_dup` or both `enzyme_const`), \
+                             or let the activity be decided at run time with `enzyme_runtime_activity`",
+                        );
+                    }
+                    if s == PtrStatus::Shadowed && vals.iter().any(|v| m.mixed.contains(v)) {
+                        m.mixed.insert(i);
                     }
                     m.ptr.insert(i, s);
                 }

@@ -59,12 +59,25 @@ pub(crate) struct Request {
     /// Vector mode (`enzyme_width, N`): N derivative lanes share one run of
     /// the primal. Forward mode only.
     pub width: u32,
+    /// `enzyme_runtime_activity`: a pointer chosen between one with a shadow
+    /// and one without gets the primal as its shadow, and derivative memory
+    /// accesses through it are guarded by a run-time test.
+    pub runtime_activity: bool,
 }
 
 impl Request {
     /// The combined (not split) derivative of `function` in `mode`.
     pub fn new(mode: Mode, function: Value, dup: &[bool]) -> Request {
-        Request { mode, function, dup: dup.to_vec(), split: false, strong_zero: false, primal_return: false, width: 1 }
+        Request {
+            mode,
+            function,
+            dup: dup.to_vec(),
+            split: false,
+            strong_zero: false,
+            primal_return: false,
+            width: 1,
+            runtime_activity: false,
+        }
     }
 
     /// The split reverse-mode derivative of `function`.
@@ -77,6 +90,7 @@ impl Request {
             strong_zero: false,
             primal_return: false,
             width: 1,
+            runtime_activity: false,
         }
     }
 
@@ -84,6 +98,12 @@ impl Request {
     /// their caller's).
     pub fn strong_zero(self, strong_zero: bool) -> Request {
         Request { strong_zero, ..self }
+    }
+
+    /// The same request, with run-time activity or not (callees get their
+    /// caller's).
+    pub fn runtime_activity(self, runtime_activity: bool) -> Request {
+        Request { runtime_activity, ..self }
     }
 
     /// The same request with `width` derivative lanes.

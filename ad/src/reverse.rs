@@ -139,9 +139,10 @@ impl<'g> Reverse<'g> {
     pub(super) fn build(g: &'g mut dyn Derivatives, request: &Request, d: Value) {
         let (f, dup, split) = (request.function, &request.dup[..], request.split);
         let cfg = Cfg::new(f);
-        let mem = memory::analyze(f, &cfg, dup, Mode::Reverse, classify);
+        let mem = memory::analyze(f, &cfg, dup, Mode::Reverse, request.runtime_activity, classify);
         let mut e = Emitter::new(g.module());
         e.strong_zero = request.strong_zero;
+        e.runtime_activity = request.runtime_activity;
         let slot_block = e.append_block(d, "slots");
         let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
         let params = map_params(f, d, dup, Mode::Reverse, request.width);
@@ -151,10 +152,10 @@ impl<'g> Reverse<'g> {
             .sh
             .into_iter()
             .enumerate()
-            .map(|(k, sh)| Lane {
-                sh: Shadows::new(sh, g_module, globals.clone(), k as u32),
-                adj: HashMap::new(),
-                local_adj: HashMap::new(),
+            .map(|(k, sh)| {
+                let mut sh = Shadows::new(sh, g_module, globals.clone(), k as u32);
+                sh.own_shadows(&mem, &params.map);
+                Lane { sh, adj: HashMap::new(), local_adj: HashMap::new() }
             })
             .collect();
         let map = params.map;
@@ -327,10 +328,18 @@ impl<'g> Reverse<'g> {
         // the shadow; integers in integer fields go as they are.
         if let Kind::Store = kind {
             let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
+            let primal = self.map.get(&v).copied().unwrap_or(v);
             if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
-                self.e.store_like(self.sh.of(v), self.sh.of(p), i);
+                let mut value = self.sh.of(v);
+                if self.mem.mixed.contains(&p) {
+                    // Into the primal's memory (run-time activity): the primal's value again.
+                    let pp = self.map.get(&p).copied().unwrap_or(p);
+                    let inactive = crate::body::shadow_is_primal(&self.e, self.sh.of(p), pp);
+                    value = self.e.select(inactive, primal, value);
+                }
+                self.e.store_like(value, self.sh.of(p), i);
             } else if self.mem.int_stores_mirrored.contains(&i) {
-                self.e.store_like(self.map.get(&v).copied().unwrap_or(v), self.sh.of(p), i);
+                self.e.store_like(primal, self.sh.of(p), i);
             }
         }
     }
@@ -568,13 +577,25 @@ impl<'g> Reverse<'g> {
                     // the location then holds a value that no longer counts.
                     let sp = self.shadow(p);
                     let t = ir::type_of(v);
-                    let dv = self.e.load_like(t, sp, i);
-                    self.e.store_like(self.e.zero(t), sp, i);
+                    let mut dv = self.e.load_like(t, sp, i);
+                    let mut cleared = self.e.zero(t);
+                    if let Some(inactive) = self.inactive_at_run_time(p, sp) {
+                        // The primal's memory: no adjoint there, and it stays as it is.
+                        cleared = self.e.select(inactive, dv, cleared);
+                        dv = self.e.select(inactive, self.e.zero(t), dv);
+                    }
+                    self.e.store_like(cleared, sp, i);
                     self.accumulate(v, dv);
                 } else if self.mem.int_stores_clearing.contains(&i) {
                     // Integers written over what may have been floats: their adjoints are dropped.
                     let sp = self.shadow(p);
-                    self.e.store_like(self.e.zero(ir::type_of(v)), sp, i);
+                    let t = ir::type_of(v);
+                    let mut cleared = self.e.zero(t);
+                    if let Some(inactive) = self.inactive_at_run_time(p, sp) {
+                        let old = self.e.load_like(t, sp, i);
+                        cleared = self.e.select(inactive, old, cleared);
+                    }
+                    self.e.store_like(cleared, sp, i);
                 }
                 return;
             }
@@ -738,7 +759,11 @@ impl<'g> Reverse<'g> {
                 if self.mem.status(p) == PtrStatus::Shadowed {
                     let sp = self.shadow(p);
                     let old = self.e.load_like(t, sp, i);
-                    let new = self.e.add(old, d);
+                    let mut new = self.e.add(old, d);
+                    if let Some(inactive) = self.inactive_at_run_time(p, sp) {
+                        // The primal's memory stays as it is.
+                        new = self.e.select(inactive, old, new);
+                    }
                     self.e.store_like(new, sp, i);
                 }
             }
@@ -759,6 +784,16 @@ impl<'g> Reverse<'g> {
             | Kind::LibCall => {}
             Kind::Unsupported { .. } => unreachable!("validated before generation"),
         }
+    }
+
+    /// Run-time activity, in the reverse sweep: for a mixed pointer `p`
+    /// whose shadow here is `sp`, whether that is the primal itself.
+    fn inactive_at_run_time(&mut self, p: Value, sp: Value) -> Option<Value> {
+        if !self.mem.mixed.contains(&p) {
+            return None;
+        }
+        let pp = self.primal(p);
+        Some(crate::body::shadow_is_primal(&self.e, sp, pp))
     }
 
     /// The primal value of `v` at the current point of the reverse sweep.

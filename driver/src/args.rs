@@ -128,6 +128,8 @@ pub struct Invocation {
     pub all_args: Vec<String>,
     /// `-fenzyme-print-activity`: describe the analysis of each differentiated function.
     pub print_activity: bool,
+    /// `-mllvm -enzyme-runtime-activity`: run-time activity for every derivative.
+    pub runtime_activity: bool,
     /// What was dropped from the command line as not needed here (Enzyme's
     /// plugins), said with `-v`.
     pub notes: Vec<String>,
@@ -207,6 +209,9 @@ fn enzyme_llvm_option(opt: &str, inv: &mut Invocation) -> Result<(), DriverError
     let name = opt.split('=').next().unwrap_or(opt);
     match name {
         "-enzyme-print-activity" => inv.print_activity = true,
+        "-enzyme-runtime-activity" => {
+            inv.runtime_activity = !matches!(opt.split_once('=').map(|(_, v)| v), Some("0" | "false"))
+        }
         // Only report what Enzyme does: nothing changes in the derivatives.
         "-enzyme-print" | "-enzyme-print-type" | "-enzyme-print-perf" => {
             inv.notes.push(format!("`{opt}` is Enzyme's debugging output; enzyme-rs ignores it (see -fenzyme-print-activity and ENZYME_DUMP_IR)"));
@@ -214,7 +219,7 @@ fn enzyme_llvm_option(opt: &str, inv: &mut Invocation) -> Result<(), DriverError
         _ => {
             return Err(DriverError::Usage(format!(
                 "`-mllvm {opt}` is an option of Enzyme's LLVM plugin that enzyme-rs does not implement; remove it \
-                 (enzyme-rs understands -enzyme-print-activity)"
+                 (enzyme-rs understands -enzyme-print-activity and -enzyme-runtime-activity)"
             )))
         }
     }
@@ -436,6 +441,7 @@ pub fn classify(language: Language, args: Vec<String>) -> Result<Invocation, Dri
         library_dirs: Vec::new(),
         all_args: Vec::new(),
         print_activity: false,
+        runtime_activity: false,
         notes: Vec::new(),
         sanitize_address: false,
     };

@@ -449,7 +449,11 @@ fn differentiate(
     if let Some(d) = &dump {
         let _ = module.print_to_file(d.join("before-ad.ll"));
     }
-    let options = ad::Options { report_activity: inv.print_activity, keep_clones_on_error: dump.is_some() };
+    let options = ad::Options {
+        report_activity: inv.print_activity,
+        keep_clones_on_error: dump.is_some(),
+        runtime_activity: inv.runtime_activity,
+    };
     progress.phase("differentiating");
     let result = ad::differentiate_with(module, &options);
     lap("differentiate");

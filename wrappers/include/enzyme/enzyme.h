@@ -49,6 +49,8 @@ extern int enzyme_strong_zero;
 extern int enzyme_width;
 extern int enzyme_dupv;
 extern int enzyme_dupnoneedv;
+extern int enzyme_byref;
+extern int enzyme_runtime_activity;
 extern int enzyme_primal_return;
 extern int enzyme_noret;
 extern int enzyme_const_return;
