@@ -265,8 +265,15 @@ impl<'g> Forward<'g> {
                     self.map.insert(i, r);
                 }
             }
-            // Custom rules are refused in vector mode before generation.
-            Kind::Custom(callee) => self.custom_forward_call(i, callee),
+            // In vector mode, a rule of floats only (checked before generation)
+            // is called once per lane: it has no effect but its results.
+            Kind::Custom(callee) => {
+                for lane in 0..self.width() {
+                    self.set_lane(lane);
+                    self.custom_forward_call(i, callee);
+                }
+                self.set_lane(0);
+            }
             kind => {
                 remap_callee(self.g, i, &mut self.map);
                 let n = self.e.clone_instruction(i, &self.map);

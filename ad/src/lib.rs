@@ -439,16 +439,30 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
                 .with_help("use forward vector mode, or call the width-1 derivative once per seed"),
             );
         }
-        if let classify::Kind::Custom(callee) = kind {
+        // A forward rule of floats only has no effect but its results: it is
+        // called once per lane. Rules given memory, and reverse rules (whose
+        // reverse part may free its tape), take one lane.
+        let given_memory = |i: Value| {
+            (0..ir::call_arg_count(i)).any(|k| ir::is_pointer(ir::type_of(ir::operand(i, k))))
+                || ir::is_pointer(ir::type_of(i))
+        };
+        let custom = match kind {
+            classify::Kind::Custom(callee) if plan.mode == Mode::Reverse || given_memory(i) => Some(callee),
+            _ => None,
+        };
+        if let Some(callee) = custom {
             let callee = display_name(&ir::name(callee));
+            let what =
+                if plan.mode == Mode::Reverse { "a custom gradient" } else { "a custom derivative given memory" };
             diags.push(
                 markers::at_call(
                     plan.call,
-                    format!(
-                        "`{fname}` calls `{callee}`, which has a custom derivative: not supported in vector mode yet"
-                    ),
+                    format!("`{fname}` calls `{callee}`, which has {what}: not supported in vector mode yet"),
                 )
-                .with_help("a custom forward rule takes one tangent; call the width-1 derivative once per direction"),
+                .with_help(
+                    "in vector mode custom forward rules of floats only are called once per lane; call the width-1 \
+                     derivative once per direction",
+                ),
             );
         }
         for k in 0..ir::operand_count(i) {

@@ -146,6 +146,9 @@ const WIDTH: &str = "enzyme_width";
 /// `k`'s at `k * stride` bytes: `enzyme_dupv, stride, p, shadows`.
 const DUP_STRIDED: &str = "enzyme_dupv";
 const DUP_NO_NEED_STRIDED: &str = "enzyme_dupnoneedv";
+/// The primals first, then `enzyme_interleave`, then the shadows (see
+/// `usual_order`).
+const INTERLEAVE: &str = "enzyme_interleave";
 /// `enzyme_byref, bytes, &x`: a parameter taken by value, given by address.
 const BY_REFERENCE: &str = "enzyme_byref";
 
@@ -165,8 +168,8 @@ const OPTIONS: &[&str] = &[
     RUNTIME_ACTIVITY,
 ];
 
-/// Markers of Enzyme's C API that this version does not implement yet.
-const UNSUPPORTED_MARKERS: &[&str] = &["enzyme_interleave", "enzyme_scalar", "enzyme_vector", "enzyme_buffer"];
+/// The markers of `__enzyme_batch`'s arguments (see `batch`), out of place elsewhere.
+const BATCH_MARKERS: &[&str] = &["enzyme_scalar", "enzyme_vector", "enzyme_buffer"];
 
 /// The activity an activity marker names.
 fn activity_of(name: &str) -> Option<Activity> {
@@ -185,8 +188,9 @@ pub(crate) fn is_known_marker(name: &str) -> bool {
         || name == DUP_STRIDED
         || name == DUP_NO_NEED_STRIDED
         || name == BY_REFERENCE
+        || name == INTERLEAVE
         || OPTIONS.contains(&name)
-        || UNSUPPORTED_MARKERS.contains(&name)
+        || BATCH_MARKERS.contains(&name)
 }
 
 /// If `v` is an activity marker (`enzyme_xxx` global, loaded or by address),
@@ -305,6 +309,11 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     if split == Some(SplitPart::Size) {
         return parse_size(call, function, idx);
     }
+    // The arguments in Enzyme's usual order (`enzyme_interleave` lists the
+    // primals first, then the shadows).
+    let ops = usual_order(call, idx, split.is_some())?;
+    let n = ops.len() as u32;
+    let arg = |k: u32| ops[k as usize];
     let mut marker_loads = Vec::new();
     let (mut strong_zero, mut primal_return, mut runtime_activity) = (false, false, false);
     let mut return_activity = None;
@@ -691,6 +700,97 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     })
 }
 
+/// `enzyme_interleave` (as MFEM writes its calls): an activity marker holds
+/// for every primal after it, the primals come first, then
+/// `enzyme_interleave`, then one shadow (one per lane in vector mode) for each
+/// duplicated primal in the same order, then markers for the whole call.
+/// Returns the call's arguments in the usual order (each primal with its
+/// marker and shadows), or as they are without `enzyme_interleave`.
+fn usual_order(call: Value, start: u32, split: bool) -> Result<Vec<Value>, Diagnostic> {
+    let all: Vec<Value> = (0..ir::call_arg_count(call)).map(|k| ir::operand(call, k)).collect();
+    let name = |v: Value| marker(v).map(|(m, _)| m);
+    let Some(k) = (start as usize..all.len()).find(|&i| name(all[i]).as_deref() == Some(INTERLEAVE)) else {
+        return Ok(all);
+    };
+    let help = "write the primals (an activity marker holds for the primals after it), then `enzyme_interleave`, \
+                then one shadow for each duplicated primal in the same order";
+    if split {
+        return Err(at_call(call, format!("`{INTERLEAVE}` is not an option of split mode")).with_help(help));
+    }
+    let mut width = 1;
+    for i in start as usize..k {
+        if name(all[i]).as_deref() == Some(WIDTH) {
+            width = all.get(i + 1).and_then(|v| ir::const_int_value(*v)).unwrap_or(1).max(1) as usize;
+        }
+    }
+    // After `enzyme_interleave`: the shadows, then markers for the whole call.
+    let (mut shadows, mut tail) = (std::collections::VecDeque::new(), Vec::new());
+    let mut i = k + 1;
+    while i < all.len() {
+        match name(all[i]) {
+            Some(m) => {
+                tail.push(all[i]);
+                if [WIDTH, TAPE, ALLOCATED].contains(&m.as_str()) && i + 1 < all.len() {
+                    tail.push(all[i + 1]);
+                    i += 1;
+                }
+            }
+            None if tail.is_empty() => shadows.push_back(all[i]),
+            None => {
+                return Err(
+                    at_call(call, format!("a value after the markers that end an `{INTERLEAVE}` call")).with_help(help)
+                )
+            }
+        }
+        i += 1;
+    }
+    let mut out = all[..start as usize].to_vec();
+    let mut sticky: Option<(Value, Activity)> = None;
+    let mut i = start as usize;
+    while i < k {
+        let v = all[i];
+        match name(v) {
+            Some(m) if activity_of(&m).is_some() => sticky = Some((v, activity_of(&m).expect("checked"))),
+            Some(m) if [DUP_STRIDED, DUP_NO_NEED_STRIDED, BY_REFERENCE].contains(&m.as_str()) => {
+                return Err(at_call(call, format!("`{m}` cannot be used with `{INTERLEAVE}`")).with_help(help))
+            }
+            Some(m) => {
+                out.push(v);
+                if m == WIDTH && i + 1 < k {
+                    out.push(all[i + 1]);
+                    i += 1;
+                }
+            }
+            None => {
+                if let Some((m, _)) = sticky {
+                    out.push(m);
+                }
+                out.push(v);
+                if matches!(sticky, Some((_, Activity::Dup | Activity::DupNoNeed))) {
+                    for _ in 0..width {
+                        let Some(s) = shadows.pop_front() else {
+                            return Err(at_call(
+                                call,
+                                format!("`{INTERLEAVE}` call has fewer shadows than duplicated primals"),
+                            )
+                            .with_help(help));
+                        };
+                        out.push(s);
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    if !shadows.is_empty() {
+        return Err(
+            at_call(call, format!("`{INTERLEAVE}` call has more shadows than duplicated primals")).with_help(help)
+        );
+    }
+    out.extend(tail);
+    Ok(out)
+}
+
 /// `__enzyme_augmentsize(f, markers...)`: one activity marker per parameter
 /// (or none: the default), no values; only which pointers are duplicated
 /// matters (the tape records their shadows).
@@ -755,9 +855,9 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
 }
 
 fn bad_marker(call: Value, name: &str) -> Diagnostic {
-    if UNSUPPORTED_MARKERS.contains(&name) {
-        at_call(call, format!("activity marker `{name}` is not supported yet"))
-            .with_help("supported markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed")
+    if BATCH_MARKERS.contains(&name) {
+        at_call(call, format!("`{name}` is a marker of `__enzyme_batch`, not of derivatives"))
+            .with_help("activity markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed, enzyme_dupv")
     } else {
         at_call(call, format!("unknown activity marker `{name}`"))
             .with_help("supported markers: enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed")

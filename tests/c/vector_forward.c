@@ -55,6 +55,14 @@ __attribute__((noinline)) double norm_soft(const double *x, int n) {
 __attribute__((noinline)) double power_rec(double x, int n) { return n == 0 ? 1.0 : x * power_rec(x, n - 1); }
 __attribute__((noinline)) double uses_rec(double x, double y) { return power_rec(x, 5) + power_rec(y, 3) * x; }
 
+/* A custom forward rule of floats only: called once per lane. The rule
+ * deliberately differs from the true derivative (by a factor 3), so the
+ * check tells that the rule was used. */
+__attribute__((noinline)) double cube(double x) { return x * x * x; }
+__attribute__((noinline)) double cube_fwd(double x, double dx) { return 3 * (3 * x * x) * dx; }
+void *__enzyme_register_derivative_cube[] = {(void *)cube, (void *)cube_fwd};
+__attribute__((noinline)) double uses_cube(double x, double y) { return cube(x * y) + y; }
+
 /* Float lanes. */
 __attribute__((noinline)) float scalar2f(float x, float y) { return x * x * y + sinf(x); }
 
@@ -165,6 +173,16 @@ int main(void) {
     lanes2 d = __enzyme_fwddiff_2((void *)uses_rec, enzyme_width, 2, x, 1.0, 0.0, y, 0.0, 1.0);
     CHECK("recursion lane 0", d.d0, 5 * pow(x, 4) + pow(y, 3), 1e-12);
     CHECK("recursion lane 1", d.d1, 3 * y * y * x, 1e-12);
+  }
+
+  /* A custom forward rule, once per lane. */
+  {
+    double x = 0.6, y = 1.3;
+    lanes2 d = __enzyme_fwddiff_2((void *)uses_cube, enzyme_width, 2, x, 1.0, 0.0, y, 0.0, 1.0);
+    double q = x * y;
+    CHECK("custom rule lane 0", d.d0, 9 * q * q * y, 1e-12);
+    CHECK("custom rule lane 1", d.d1, 9 * q * q * x + 1, 1e-12);
+    CHECK("custom rule lane 0 vs width 1", d.d0, __enzyme_fwddiff((void *)uses_cube, x, 1.0, y, 0.0), 1e-14);
   }
 
   /* Floats. */

@@ -81,6 +81,17 @@ fn closures(x: &[f64], scale: f64) -> f64 {
     x.iter().map(|v| f(*v)).filter(|v| *v > -10.0).zip(1..).map(|(v, k)| v * k as f64).sum()
 }
 
+// Forward over reverse: a row of the Hessian from the gradient's derivative.
+#[autodiff_reverse(grad_r, Active, Active, Active)]
+fn r(x: f64, y: f64) -> f64 {
+    x * x * y + y.sin() * x
+}
+
+#[autodiff_forward(hess_x, Dual, Dual, Dual)]
+fn dr_dx(x: f64, y: f64) -> f64 {
+    grad_r(x, y, 1.0).1
+}
+
 fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
     let h = 1e-6;
     (f(x + h) - f(x - h)) / (2.0 * h)
@@ -159,6 +170,14 @@ pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
         let (_, t) = unsafe { t_raw(xs.as_ptr(), e.as_ptr(), 3) };
         check("raw pointer forward vs reverse", t, dxs[i], 1e-12);
     }
+
+    // Forward over reverse.
+    let (x, y) = (0.8, -1.1);
+    let (g, hxx) = hess_x(x, 1.0, y, 0.0);
+    let (_, hxy) = hess_x(x, 0.0, y, 1.0);
+    check("forward over reverse: gradient", g, 2.0 * x * y + y.sin(), 1e-12);
+    check("forward over reverse: d2/dx2", hxx, 2.0 * y, 1e-12);
+    check("forward over reverse: d2/dxdy", hxy, 2.0 * x + y.cos(), 1e-12);
 
     // Closures and iterators.
     let xs = [0.4, -0.8, 1.3];
