@@ -245,10 +245,15 @@ impl Expansion {
     }
 }
 
-fn parse_activities(
-    mode: Mode,
-    args: &Punctuated<Expr, Token![,]>,
-) -> Result<(Ident, usize, Vec<(Activity, Span)>), TokenStream> {
+/// What the attribute's arguments say: the derivative's name, the width,
+/// and one activity per parameter (and result), with its span.
+struct Attr {
+    name: Ident,
+    width: usize,
+    activities: Vec<(Activity, Span)>,
+}
+
+fn parse_activities(mode: Mode, args: &Punctuated<Expr, Token![,]>) -> Result<Attr, TokenStream> {
     let mut it = args.iter();
     let name = match it.next() {
         Some(Expr::Path(p)) if p.path.get_ident().is_some() => p.path.get_ident().unwrap().clone(),
@@ -300,11 +305,11 @@ fn parse_activities(
             other => return Err(err(other.span(), "expected an activity such as `Active` or `Duplicated`")),
         }
     }
-    Ok((name, width, activities))
+    Ok(Attr { name, width, activities })
 }
 
 fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Result<Tokens, TokenStream> {
-    let (name, width, activities) = parse_activities(mode, &args)?;
+    let Attr { name, width, activities } = parse_activities(mode, &args)?;
     let ret_ty: Option<Type> = match &f.sig.output {
         ReturnType::Default => None,
         ReturnType::Type(_, t) if matches!(&**t, Type::Tuple(t) if t.elems.is_empty()) => None,

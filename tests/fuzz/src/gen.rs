@@ -306,7 +306,7 @@ pub const PRELUDE: &str = r#"#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern int enzyme_dup, enzyme_const, enzyme_out;
+extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_width, enzyme_dupv, enzyme_dupnoneedv;
 void __enzyme_autodiff(void *, ...);
 void __enzyme_fwddiff(void *, ...);
 
@@ -397,8 +397,10 @@ pub fn c_function(f: &Function) -> String {
 }
 
 /// The check of one function: its Jacobian by reverse mode (one seed per
-/// output), forward mode (one tangent per input) and central differences at
-/// two steps; forward must match reverse closely, and reverse must match the
+/// output), forward mode (one tangent per input), both again in vector mode
+/// (one call each, a lane per seed or tangent), and central differences at
+/// two steps; the vector Jacobians must match width 1, forward must match
+/// reverse closely, and reverse must match the
 /// differences wherever the two steps agree with each other (elsewhere the
 /// function is not smooth enough to say). The primal outputs of the
 /// derivative calls must equal the function's own, up to rounding: the
@@ -439,6 +441,21 @@ pub fn c_check(name: &str) -> String {
       __enzyme_fwddiff((void *){name}, enzyme_dup, x, tx, enzyme_dup, y, ty);
       for (int k = 0; k < NY; k++) if (!(fabs(y[k] - y0[k]) <= 1e-13 * (1 + fabs(y0[k])))) {{ printf("FAIL %s n=%d: primal y[%d] from forward mode %.17g != %.17g\n", "{name}", runtime_n, k, y[k], y0[k]); failures++; }}
       for (int j = 0; j < NY; j++) fwd[j][i] = ty[j];
+    }}
+    {{
+      /* Vector mode: the whole Jacobian in one forward call (a lane per
+         input) and one reverse call (a lane per output), against width 1. */
+      double x[NX], e[NX][NX] = {{{{0}}}}, y[NY], t[NX][NY];
+      double xr[NX], dxr[NY][NX] = {{{{0}}}}, yr[NY], dyr[NY][NY] = {{{{0}}}};
+      for (int k = 0; k < NX; k++) x[k] = xr[k] = x0[k], e[k][k] = 1;
+      for (int k = 0; k < NY; k++) dyr[k][k] = 1;
+      __enzyme_fwddiff((void *){name}, enzyme_width, NX, enzyme_dupv, sizeof e[0], x, &e[0][0], enzyme_dupnoneedv, sizeof t[0], y, &t[0][0]);
+      __enzyme_autodiff((void *){name}, enzyme_width, NY, enzyme_dupv, sizeof dxr[0], xr, &dxr[0][0], enzyme_dupnoneedv, sizeof dyr[0], yr, &dyr[0][0]);
+      for (int j = 0; j < NY; j++)
+        for (int i = 0; i < NX; i++) {{
+          if (!(fabs(t[i][j] - fwd[j][i]) <= 1e-10 * (1 + fabs(fwd[j][i])))) {{ printf("FAIL %s n=%d J[%d][%d]: forward width %d %.17g, width 1 %.17g\n", "{name}", runtime_n, j, i, NX, t[i][j], fwd[j][i]); failures++; }}
+          if (!(fabs(dxr[j][i] - rev[j][i]) <= 1e-10 * (1 + fabs(rev[j][i])))) {{ printf("FAIL %s n=%d J[%d][%d]: reverse width %d %.17g, width 1 %.17g\n", "{name}", runtime_n, j, i, NY, dxr[j][i], rev[j][i]); failures++; }}
+        }}
     }}
     for (int j = 0; j < NY; j++)
       for (int i = 0; i < NX; i++) {{
