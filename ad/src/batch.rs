@@ -35,10 +35,7 @@ pub(crate) fn rewrite(module: LLVMModuleRef, call: Value) -> Result<(), Diagnost
     let arg = |k: u32| ir::operand(call, k);
     let help = "write `__enzyme_batch((void*)f, enzyme_width, N, enzyme_vector, x0, ..., xN-1, enzyme_scalar, a)`";
     // A result returned through memory comes first.
-    let sret = unsafe {
-        let a = LLVMGetCallSiteEnumAttribute(call, 1, ir::attr_kind("sret"));
-        (!a.is_null() && n > 0).then(|| (arg(0), LLVMGetTypeAttributeValue(a)))
-    };
+    let sret = crate::markers::sret_of(call);
     let first = u32::from(sret.is_some());
     let Some(function) = (n > first).then(|| ir::strip_to_function(arg(first))).flatten() else {
         return Err(at_call(call, "the first argument of `__enzyme_batch` must be a function".into()).with_help(help));
@@ -154,12 +151,7 @@ pub(crate) fn rewrite(module: LLVMModuleRef, call: Value) -> Result<(), Diagnost
                 let v = match plan {
                     LaneArgs::Vector(v) => v[lane as usize],
                     LaneArgs::Scalar(v) => *v,
-                    LaneArgs::Buffer(base, stride) => unsafe {
-                        let i64t = LLVMInt64TypeInContext(e.ctx);
-                        let s = LLVMBuildSExtOrBitCast(e.b, *stride, i64t, c"".as_ptr());
-                        let mut off = LLVMBuildMul(e.b, s, LLVMConstInt(i64t, lane as u64, 0), c"".as_ptr());
-                        LLVMBuildGEP2(e.b, LLVMInt8TypeInContext(e.ctx), *base, &mut off, 1, c"lane".as_ptr())
-                    },
+                    LaneArgs::Buffer(base, stride) => e.lane_in_buffer(*base, *stride, lane),
                 };
                 e.convert_arg(v, pt).expect("checked above")
             })
@@ -178,13 +170,7 @@ pub(crate) fn rewrite(module: LLVMModuleRef, call: Value) -> Result<(), Diagnost
             }
         }
         LLVMInstructionEraseFromParent(call);
-        loads.sort();
-        loads.dedup();
-        for l in loads {
-            if LLVMGetFirstUse(l).is_null() && !LLVMGetInstructionParent(l).is_null() {
-                LLVMInstructionEraseFromParent(l);
-            }
-        }
     }
+    crate::erase_unused_loads(&loads);
     Ok(())
 }

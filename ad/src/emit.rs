@@ -180,6 +180,17 @@ impl Emitter {
     }
 
     /// `p + offset` bytes.
+    /// Lane `lane`'s address in a buffer whose lanes are `stride` bytes
+    /// apart (`stride` an integer value of any width).
+    pub fn lane_in_buffer(&self, base: Value, stride: Value, lane: u32) -> Value {
+        unsafe {
+            let i64t = LLVMInt64TypeInContext(self.ctx);
+            let stride = LLVMBuildSExtOrBitCast(self.b, stride, i64t, EMPTY);
+            let mut off = LLVMBuildMul(self.b, stride, LLVMConstInt(i64t, lane as u64, 0), EMPTY);
+            LLVMBuildGEP2(self.b, LLVMInt8TypeInContext(self.ctx), base, &mut off, 1, c"lane".as_ptr())
+        }
+    }
+
     pub fn byte_offset(&self, p: Value, offset: u64) -> Value {
         if offset == 0 {
             return p;

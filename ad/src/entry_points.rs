@@ -103,27 +103,20 @@ pub(crate) fn find(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<(Value, Opti
 /// pointer of the shim's types. Simplified, the call becomes direct.
 pub(crate) fn functions_using_as_value(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<Value> {
     let mut out = Vec::new();
-    unsafe {
-        let mut f = LLVMGetFirstFunction(module);
-        while !f.is_null() {
-            if entry_point(&ir::name(f)).is_some() {
-                let mut u = LLVMGetFirstUse(f);
-                while !u.is_null() {
-                    let user = LLVMGetUser(u);
-                    u = LLVMGetNextUse(u);
-                    let direct = !LLVMIsACallInst(user).is_null() && LLVMGetCalledValue(user) == f;
-                    if !LLVMIsAInstruction(user).is_null() && !direct {
-                        let g = ir::parent_function(user);
-                        if !out.contains(&g) {
-                            out.push(g);
-                        }
-                    }
-                }
+    for f in entry_point_functions(module) {
+        for user in ir::users(f) {
+            let direct = unsafe { !LLVMIsACallInst(user).is_null() && LLVMGetCalledValue(user) == f };
+            if ir::is_instruction(user) && !direct && !out.contains(&ir::parent_function(user)) {
+                out.push(ir::parent_function(user));
             }
-            f = LLVMGetNextFunction(f);
         }
     }
     out
+}
+
+/// The module's functions that are entry points.
+fn entry_point_functions(module: llvm_sys::prelude::LLVMModuleRef) -> impl Iterator<Item = Value> {
+    ir::functions(module).into_iter().filter(|f| entry_point(&ir::name(*f)).is_some())
 }
 
 /// Uses of an entry point other than as the callee of a direct call: its
@@ -132,15 +125,8 @@ pub(crate) fn functions_using_as_value(module: llvm_sys::prelude::LLVMModuleRef)
 /// an undefined `__enzyme_*` symbol with no hint.
 pub(crate) fn address_taken(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    unsafe {
-        let mut f = LLVMGetFirstFunction(module);
-        while !f.is_null() {
-            let name = ir::name(f);
-            if entry_point(&name).is_some() {
-                report_value_uses(f, &display_name(&name), &mut out, 0);
-            }
-            f = LLVMGetNextFunction(f);
-        }
+    for f in entry_point_functions(module) {
+        report_value_uses(f, &display_name(&ir::name(f)), &mut out, 0);
     }
     out
 }

@@ -119,38 +119,26 @@ impl<'g> Forward<'g> {
                     let mut nv = self.val(v);
                     unsafe { LLVMAddIncoming(phi, &mut nv, &mut nb, 1) };
                 }
-                for lane in 0..self.width() {
-                    self.set_lane(lane);
-                    if let Some(tp) = self.tan.get(&i).copied() {
+                self.each_lane(|s| {
+                    if let Some(tp) = s.tan.get(&i).copied() {
                         for (v, pb) in ir::incoming(i) {
-                            if self.cfg.reachable(pb) {
-                                let (mut tv, mut nb) = (self.tangent(v), self.block(pb));
+                            if s.cfg.reachable(pb) {
+                                let (mut tv, mut nb) = (s.tangent(v), s.block(pb));
                                 unsafe { LLVMAddIncoming(tp, &mut tv, &mut nb, 1) };
                             }
                         }
                     }
-                    let map = &self.map;
-                    self.sh.fill_phi(i, &self.cfg, |b| unsafe { LLVMValueAsBasicBlock(map[&ir::block_value(b)]) });
-                }
-                self.set_lane(0);
+                    let map = &s.map;
+                    s.sh.fill_phi(i, &s.cfg, |b| unsafe { LLVMValueAsBasicBlock(map[&ir::block_value(b)]) });
+                });
             }
         }
     }
 
-    /// The number of derivative lanes.
-    pub(super) fn width(&self) -> usize {
-        self.lanes.len()
-    }
-
     /// The tangent of `v` in every lane.
     fn lane_tangents(&mut self, v: Value) -> Vec<Value> {
-        let out = (0..self.width())
-            .map(|k| {
-                self.set_lane(k);
-                self.tangent(v)
-            })
-            .collect();
-        self.set_lane(0);
+        let mut out = Vec::new();
+        self.each_lane(|s| out.push(s.tangent(v)));
         out
     }
 
@@ -169,7 +157,7 @@ impl<'g> Forward<'g> {
 
     /// Lane `lane` of a tangent the derivative of a call returned.
     fn unpacked_tangent(&self, packed: Value, lane: usize) -> Value {
-        if self.width() == 1 {
+        if self.lane_count() == 1 {
             packed
         } else {
             self.e.extract(packed, lane as u32)
@@ -207,14 +195,12 @@ impl<'g> Forward<'g> {
                 let phi = LLVMBuildPhi(self.e.b, t, EMPTY);
                 ir::set_name(phi, &ir::name(i));
                 self.map.insert(i, phi);
-                for lane in 0..self.width() {
-                    self.set_lane(lane);
+                self.each_lane(|s| {
                     if ir::is_real(t) {
-                        self.tan.insert(i, LLVMBuildPhi(self.e.b, t, EMPTY));
+                        s.tan.insert(i, LLVMBuildPhi(s.e.b, t, EMPTY));
                     }
-                    self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
-                }
-                self.set_lane(0);
+                    s.sh.make(&s.e, i, &kind, &s.mem, &s.map, s.e.b);
+                });
             },
             Kind::Return => unsafe {
                 if ir::is_float(ir::return_type(f)) {
@@ -235,31 +221,27 @@ impl<'g> Forward<'g> {
                 let request = Request::new(Mode::Forward, callee, &mask)
                     .strong_zero(self.e.strong_zero)
                     .runtime_activity(self.e.runtime_activity);
-                let g = self.g.request(request.width(self.width() as u32));
+                let g = self.g.request(request.width(self.lane_count() as u32));
                 let mut args = Vec::new();
                 for k in 0..ir::call_arg_count(i) {
                     let a = ir::operand(i, k);
                     args.push(self.val(a));
-                    for lane in 0..self.width() {
-                        self.set_lane(lane);
+                    self.each_lane(|s| {
                         if mask[k as usize] {
-                            args.push(self.sh.of(a));
+                            args.push(s.sh.of(a));
                         } else if ir::is_float(ir::type_of(a)) {
-                            args.push(self.tangent(a));
+                            args.push(s.tangent(a));
                         }
-                    }
-                    self.set_lane(0);
+                    });
                 }
                 let r = self.e.call(g, &mut args);
                 if ir::is_float(t) {
                     self.map.insert(i, self.e.extract(r, 0));
                     let packed = self.e.extract(r, 1);
-                    for lane in 0..self.width() {
-                        let v = self.unpacked_tangent(packed, lane);
-                        self.set_lane(lane);
-                        self.tan.insert(i, v);
-                    }
-                    self.set_lane(0);
+                    self.each_lane(|s| {
+                        let v = s.unpacked_tangent(packed, s.lane);
+                        s.tan.insert(i, v);
+                    });
                 } else {
                     // The primal result (or nothing): the callee wrote the shadows.
                     self.map.insert(i, r);
@@ -268,27 +250,21 @@ impl<'g> Forward<'g> {
             // In vector mode, a rule of floats only (checked before generation)
             // is called once per lane: it has no effect but its results.
             Kind::Custom(callee) => {
-                for lane in 0..self.width() {
-                    self.set_lane(lane);
-                    self.custom_forward_call(i, callee);
-                }
-                self.set_lane(0);
+                self.each_lane(|s| s.custom_forward_call(i, callee));
             }
             kind => {
                 remap_callee(self.g, i, &mut self.map);
                 let n = self.e.clone_instruction(i, &self.map);
                 self.map.insert(i, n);
-                for lane in 0..self.width() {
-                    self.set_lane(lane);
-                    self.sh.make(&self.e, i, &kind, &self.mem, &self.map, self.e.b);
-                    self.memory(i, &kind);
+                self.each_lane(|s| {
+                    s.sh.make(&s.e, i, &kind, &s.mem, &s.map, s.e.b);
+                    s.memory(i, &kind);
                     if ir::is_real(t) {
-                        if let Some(dv) = self.float_tangent(i, n, &kind) {
-                            self.tan.insert(i, dv);
+                        if let Some(dv) = s.float_tangent(i, n, &kind) {
+                            s.tan.insert(i, dv);
                         }
                     }
-                }
-                self.set_lane(0);
+                });
             }
         }
     }

@@ -637,17 +637,7 @@ fn lane_shadows(e: &Emitter, width: u32, a: &markers::ArgPlan, first: Value) -> 
     let Some(stride) = a.stride else {
         return std::iter::once(first).chain(a.lanes.iter().copied()).collect();
     };
-    unsafe {
-        let i64t = LLVMInt64TypeInContext(e.ctx);
-        let i8t = LLVMInt8TypeInContext(e.ctx);
-        let stride = LLVMBuildSExtOrBitCast(e.b, stride, i64t, c"".as_ptr());
-        (0..width)
-            .map(|k| {
-                let mut off = LLVMBuildMul(e.b, stride, LLVMConstInt(i64t, k as u64, 0), c"".as_ptr());
-                LLVMBuildGEP2(e.b, i8t, first, &mut off, 1, c"lane.shadow".as_ptr())
-            })
-            .collect()
-    }
+    (0..width).map(|k| e.lane_in_buffer(first, stride, k)).collect()
 }
 
 /// The seed of a float result in reverse mode: the one given, else 1.
@@ -734,10 +724,17 @@ pub(crate) fn finish_call(e: &Emitter, plan: &MarkerCall, value: Option<Value>) 
             LLVMReplaceAllUsesWith(plan.call, v);
         }
         LLVMInstructionEraseFromParent(plan.call);
-        // A load may be listed twice (the optimiser merges the loads of one
-        // marker passed twice): erase each once, never touch it after.
-        let mut erased = std::collections::HashSet::new();
-        for l in &plan.marker_loads {
+    }
+    erase_unused_loads(&plan.marker_loads);
+}
+
+/// Erases the loads of marker globals an entry point's call used, once
+/// nothing else uses them. A load may be listed twice (the optimiser merges
+/// the loads of one marker passed twice): each is erased once, never touched after.
+pub(crate) fn erase_unused_loads(loads: &[Value]) {
+    let mut erased = HashSet::new();
+    for l in loads {
+        unsafe {
             if !erased.contains(l) && LLVMGetFirstUse(*l).is_null() && !LLVMGetInstructionParent(*l).is_null() {
                 LLVMInstructionEraseFromParent(*l);
                 erased.insert(*l);

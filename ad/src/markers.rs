@@ -278,10 +278,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     let n = ir::call_arg_count(call);
     let arg = |k: u32| ir::operand(call, k);
     let mut idx = 0;
-    let sret = unsafe {
-        let a = LLVMGetCallSiteEnumAttribute(call, 1, ir::attr_kind("sret"));
-        (!a.is_null() && n > 0).then(|| (arg(0), llvm_sys::core::LLVMGetTypeAttributeValue(a)))
-    };
+    let sret = sret_of(call);
     if sret.is_some() {
         idx = 1;
     }
@@ -879,6 +876,15 @@ fn check_convertible(call: Value, v: Value, to: Type, pname: &str, fname: &str, 
             ),
         )
         .with_help("check the order of arguments and markers"))
+    }
+}
+
+/// A call's result returned through memory: its first argument and the
+/// type it points to, when the call site marks it `sret`.
+pub(crate) fn sret_of(call: Value) -> Option<(Value, Type)> {
+    unsafe {
+        let a = LLVMGetCallSiteEnumAttribute(call, 1, ir::attr_kind("sret"));
+        (!a.is_null() && ir::call_arg_count(call) > 0).then(|| (ir::operand(call, 0), LLVMGetTypeAttributeValue(a)))
     }
 }
 

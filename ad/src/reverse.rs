@@ -250,11 +250,6 @@ impl<'g> Reverse<'g> {
         unsafe { LLVMDisposeBuilder(r.slots) };
     }
 
-    /// The number of derivative lanes.
-    pub(super) fn width(&self) -> usize {
-        self.lanes.len()
-    }
-
     pub(super) fn forward_sweep(&mut self, seeds: &[Value]) {
         for b in self.cfg.order.clone() {
             self.e.at_end(self.fwd[&b]);
@@ -504,26 +499,24 @@ impl<'g> Reverse<'g> {
                 if !ir::is_float(t) {
                     continue;
                 }
-                for lane in 0..self.width() {
-                    self.set_lane(lane);
-                    let v = match self.adj.get(&p) {
+                self.each_lane(|r| {
+                    let v = match r.adj.get(&p) {
                         // `+ 0.0` turns the accumulator's starting -0.0 (see
                         // `Emitter::adjoint_zero`) into the +0.0 users expect, and
                         // leaves every other value as it is.
                         Some(s) => {
-                            let v = self.e.load(t, *s);
-                            self.e.add(v, self.e.zero(t))
+                            let v = r.e.load(t, *s);
+                            r.e.add(v, r.e.zero(t))
                         }
-                        None => self.e.zero(t),
+                        None => r.e.zero(t),
                     };
-                    match self.split {
+                    match r.split {
                         // A split derivative hands them over in the buffer.
-                        Some(s) => self.e.store(v, s.layout.field(&self.e, s.io, s.layout.adjoints + k)),
-                        None => agg = self.e.insert(agg, v, k),
+                        Some(s) => r.e.store(v, s.layout.field(&r.e, s.io, s.layout.adjoints + k)),
+                        None => agg = r.e.insert(agg, v, k),
                     }
                     k += 1;
-                }
-                self.set_lane(0);
+                });
             }
             if let Some(slot) = self.primal_result {
                 agg = self.e.insert(agg, self.e.load(ir::return_type(f), slot), k);
