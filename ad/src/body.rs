@@ -32,6 +32,9 @@ pub(crate) struct SplitIo {
     /// The address of the list of freed shadows the outermost derivative
     /// frees at its end (see `freed_shadows`), written by the caller.
     pub freed: u32,
+    /// Split forward mode: the address of the [`ReplayIo`] buffer when the
+    /// coroutine is resumed for its tangent sweep, null for its reverse sweep.
+    pub replay: u32,
 }
 
 impl SplitIo {
@@ -49,8 +52,48 @@ impl SplitIo {
         let adjoints = fields.len() as u32;
         fields.extend(ir::params(f).iter().map(|p| ir::type_of(*p)).filter(|t| ir::is_float(*t)));
         let freed = fields.len() as u32;
-        fields.push(unsafe { llvm_sys::core::LLVMPointerTypeInContext(ctx, 0) });
-        SplitIo { ty: struct_type(ctx, &fields), result, seed, adjoints, freed }
+        let ptr = unsafe { llvm_sys::core::LLVMPointerTypeInContext(ctx, 0) };
+        fields.push(ptr);
+        let replay = fields.len() as u32;
+        fields.push(ptr);
+        SplitIo { ty: struct_type(ctx, &fields), result, seed, adjoints, freed, replay }
+    }
+
+    /// The address of field `k` in buffer `io`.
+    pub(crate) fn field(&self, e: &Emitter, io: Value, k: u32) -> Value {
+        unsafe { LLVMBuildStructGEP2(e.b, self.ty, io, k, EMPTY) }
+    }
+}
+
+/// What the caller of a split derivative's tangent sweep (`__enzyme_fwdsplit`)
+/// and the sweep exchange: `{ result's tangent?, per parameter: its tangent
+/// (floats) or shadow (duplicated pointers)... }`.
+pub(crate) struct ReplayIo {
+    pub ty: Type,
+    /// The result's tangent (float results), written by the sweep.
+    pub result: Option<u32>,
+    /// Per parameter of the function: the field of its tangent or shadow.
+    pub params: Vec<Option<u32>>,
+}
+
+impl ReplayIo {
+    pub(crate) fn of(ctx: LLVMContextRef, f: Value, dup: &[bool]) -> ReplayIo {
+        let ret = ir::return_type(f);
+        let mut fields = Vec::new();
+        let result = ir::is_float(ret).then(|| {
+            fields.push(ret);
+            0
+        });
+        let mut params = Vec::new();
+        for (k, p) in ir::params(f).into_iter().enumerate() {
+            let t = ir::type_of(p);
+            let carried = ir::is_float(t) || (ir::is_pointer(t) && dup.get(k).copied().unwrap_or(false));
+            params.push(carried.then(|| {
+                fields.push(t);
+                fields.len() as u32 - 1
+            }));
+        }
+        ReplayIo { ty: struct_type(ctx, &fields), result, params }
     }
 
     /// The address of field `k` in buffer `io`.

@@ -12,13 +12,13 @@ use crate::names::display_name;
 use crate::request::Mode;
 
 /// Entry points of Enzyme's C API that this version does not implement.
-const UNSUPPORTED_ENTRY_POINTS: &[&str] = &["__enzyme_fwdsplit", "__enzyme_todense", "__enzyme_error_estimate"];
+const UNSUPPORTED_ENTRY_POINTS: &[&str] = &["__enzyme_todense", "__enzyme_error_estimate"];
 
 /// What kind of entry point a callee name is.
 pub(crate) enum EntryPoint {
     Diff(Mode),
-    /// Split reverse mode (`__enzyme_augmentfwd`, `__enzyme_reverse`,
-    /// `__enzyme_augmentsize`).
+    /// Split mode (`__enzyme_augmentfwd`, `__enzyme_reverse`,
+    /// `__enzyme_augmentsize`, `__enzyme_fwdsplit`).
     Split(SplitPart),
     /// `__enzyme_virtualreverse(p)`: the shadow of a vtable or function
     /// pointer, for shadow objects.
@@ -28,7 +28,7 @@ pub(crate) enum EntryPoint {
     Unsupported(&'static str),
 }
 
-/// Which part of split reverse mode a call asks for.
+/// Which part of split mode a call asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SplitPart {
     /// `__enzyme_augmentfwd`: runs the function, returns the tape.
@@ -37,14 +37,26 @@ pub(crate) enum SplitPart {
     Reverse,
     /// `__enzyme_augmentsize`: the tape's size in bytes.
     Size,
+    /// `__enzyme_fwdsplit`: propagates tangents with the tape (split
+    /// forward mode).
+    Tangent,
 }
 
 impl SplitPart {
+    /// The mode of the derivative the call works with.
+    pub(crate) fn mode(self) -> Mode {
+        match self {
+            SplitPart::Tangent => Mode::Forward,
+            _ => Mode::Reverse,
+        }
+    }
+
     pub(crate) fn entry_name(self) -> &'static str {
         match self {
             SplitPart::Augment => "__enzyme_augmentfwd",
             SplitPart::Reverse => "__enzyme_reverse",
             SplitPart::Size => "__enzyme_augmentsize",
+            SplitPart::Tangent => "__enzyme_fwdsplit",
         }
     }
 }
@@ -63,7 +75,7 @@ pub(crate) fn entry_point(name: &str) -> Option<EntryPoint> {
     if name.contains("__enzyme_batch") {
         return Some(EntryPoint::Batch);
     }
-    for part in [SplitPart::Augment, SplitPart::Reverse, SplitPart::Size] {
+    for part in [SplitPart::Augment, SplitPart::Reverse, SplitPart::Size, SplitPart::Tangent] {
         if name.contains(part.entry_name()) {
             return Some(EntryPoint::Split(part));
         }

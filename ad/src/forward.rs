@@ -12,13 +12,13 @@ use llvm_sys::core::*;
 
 use crate::cfg::Cfg;
 use crate::classify::{classify, Kind};
-use crate::emit::{rule_operands, Emitter};
+use crate::emit::Emitter;
 use crate::ir::{self, type_of as t_of, Block, Value};
-use crate::memory::{self, Memory, PtrStatus};
+use crate::memory::{self, Memory};
 use crate::request::{Derivatives, Mode, Request};
-use crate::runtime::libc_function;
+use crate::tangent::Tangents;
 
-use crate::body::{clone_primal, map_params, old_block_bytes, remap_callee, Lanes, Shadows, EMPTY};
+use crate::body::{clone_primal, map_params, remap_callee, Lanes, Shadows, EMPTY};
 
 /// State of one forward-mode function being built.
 pub(crate) struct Forward<'g> {
@@ -182,10 +182,6 @@ impl<'g> Forward<'g> {
         crate::classify::nested_call_pattern(i, &self.mem).expect("validated")
     }
 
-    pub(super) fn tangent(&self, v: Value) -> Value {
-        self.tan.get(&v).copied().unwrap_or_else(|| self.e.zero(ir::type_of(v)))
-    }
-
     pub(super) fn instruction(&mut self, f: Value, d: Value, i: Value) {
         let t = ir::type_of(i);
         let kind = classify(i);
@@ -258,7 +254,9 @@ impl<'g> Forward<'g> {
                 self.map.insert(i, n);
                 self.each_lane(|s| {
                     s.sh.make(&s.e, i, &kind, &s.mem, &s.map, s.e.b);
-                    s.memory(i, &kind);
+                    if let Some(t) = s.memory(i, &kind) {
+                        s.tan.insert(i, t);
+                    }
                     if ir::is_real(t) {
                         if let Some(dv) = s.float_tangent(i, n, &kind) {
                             s.tan.insert(i, dv);
@@ -268,134 +266,30 @@ impl<'g> Forward<'g> {
             }
         }
     }
+}
 
-    /// Tangents through memory: loads read the shadow, stores write it.
-    pub(super) fn memory(&mut self, i: Value, kind: &Kind) {
-        let shadowed = |v: Value| self.mem.status(v) == PtrStatus::Shadowed;
-        match kind {
-            Kind::Load if ir::is_real(ir::type_of(i)) && shadowed(ir::operand(i, 0)) => {
-                let p = ir::operand(i, 0);
-                let mut t = self.e.load_like(ir::type_of(i), self.sh.of(p), i);
-                if let Some(inactive) = self.inactive_at_run_time(p) {
-                    // The primal's memory: no tangent there.
-                    t = self.e.select(inactive, self.e.zero(ir::type_of(i)), t);
-                }
-                self.tan.insert(i, t);
-            }
-            Kind::Store if shadowed(ir::operand(i, 1)) => {
-                let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
-                let vt = ir::type_of(v);
-                let value = if ir::is_real(vt) {
-                    self.tangent(v)
-                } else if ir::is_pointer(vt) {
-                    self.sh.of(v)
-                } else if self.mem.int_stores_clearing.contains(&i) {
-                    // Integers written over what may be floats: zero tangent there.
-                    self.e.zero(vt)
-                } else if self.mem.int_stores_mirrored.contains(&i) {
-                    self.val(v)
-                } else {
-                    return;
-                };
-                // Into the primal's memory (run-time activity): the primal's value again.
-                let value = match self.inactive_at_run_time(p) {
-                    Some(inactive) => self.e.select(inactive, self.val(v), value),
-                    None => value,
-                };
-                self.e.store_like(value, self.sh.of(p), i);
-            }
-            Kind::MemSet if shadowed(ir::operand(i, 0)) => {
-                let mut m = self.map.clone();
-                m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
-                m.insert(ir::operand(i, 1), unsafe { LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0) });
-                self.e.clone_instruction(i, &m);
-            }
-            Kind::Realloc if self.sh.sh.contains_key(&i) => {
-                // The primal copied the old contents: so do the tangents.
-                let old = ir::operand(i, 0);
-                let os = self.sh.of(old);
-                let ns = self.sh.sh[&i];
-                let n = self.val(ir::operand(i, 1));
-                let m = old_block_bytes(&self.e, self.g.module(), os, n);
-                unsafe { LLVMBuildMemCpy(self.e.b, ns, 1, os, 1, m) };
-                // As `realloc` frees the old block, the old shadow goes too.
-                let free = libc_function(self.g.module(), "free");
-                self.e.call(free, &mut [os]);
-            }
-            Kind::Free if shadowed(ir::operand(i, 0)) => {
-                let mut m = self.map.clone();
-                m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
-                self.e.clone_instruction(i, &m);
-            }
-            Kind::MemCpy if shadowed(ir::operand(i, 0)) && !shadowed(ir::operand(i, 1)) => {
-                // Constants copied in: their tangents are zero.
-                let len = self.val(ir::operand(i, 2));
-                unsafe {
-                    let zero = LLVMConstInt(LLVMInt8TypeInContext(self.e.ctx), 0, 0);
-                    LLVMBuildMemSet(self.e.b, self.sh.of(ir::operand(i, 0)), zero, len, 1);
-                }
-            }
-            Kind::MemCpy if shadowed(ir::operand(i, 0)) => {
-                let mut m = self.map.clone();
-                m.insert(ir::operand(i, 0), self.sh.of(ir::operand(i, 0)));
-                m.insert(ir::operand(i, 1), self.sh.of(ir::operand(i, 1)));
-                self.e.clone_instruction(i, &m);
-            }
-            _ => {}
-        }
+impl Tangents for Forward<'_> {
+    fn emitter(&self) -> &Emitter {
+        &self.e
     }
 
-    /// Run-time activity: for a mixed pointer, whether its shadow is the
-    /// primal here.
-    fn inactive_at_run_time(&self, p: Value) -> Option<Value> {
-        self.mem.mixed.contains(&p).then(|| crate::body::shadow_is_primal(&self.e, self.sh.of(p), self.val(p)))
+    fn facts(&self) -> &Memory {
+        &self.mem
     }
 
-    pub(super) fn float_tangent(&self, i: Value, n: Value, kind: &Kind) -> Option<Value> {
-        let t = ir::type_of(i);
-        match kind {
-            Kind::Rule(r) => {
-                let ops = rule_operands(i, r);
-                let args: Vec<Value> = ops.iter().map(|o| self.val(*o)).collect();
-                let mut sum: Option<Value> = None;
-                for (k, op) in ops.iter().enumerate() {
-                    let (Some(partial), Some(dop)) = (&r.partials[k], self.tan.get(op)) else {
-                        continue;
-                    };
-                    if let Some(c) = self.e.scaled_partial(partial, t, &args, &mut || n, *dop) {
-                        sum = Some(match sum {
-                            Some(s) => self.e.fadd(s, c),
-                            None => c,
-                        });
-                    }
-                }
-                sum
-            }
-            Kind::FloatCast => self.tan.get(&ir::operand(i, 0)).map(|d| self.e.convert_float(*d, t)),
-            Kind::Identity => self.tan.get(&ir::operand(i, 0)).copied(),
-            Kind::Select => {
-                let (a, b) = (ir::operand(i, 1), ir::operand(i, 2));
-                if self.tan.contains_key(&a) || self.tan.contains_key(&b) {
-                    let c = self.val(ir::operand(i, 0));
-                    Some(self.e.select(c, self.tangent(a), self.tangent(b)))
-                } else {
-                    None
-                }
-            }
-            Kind::Load => self.tan.get(&i).copied(),
-            Kind::Lanes | Kind::Reduce(_) => {
-                let float_ops =
-                    (0..ir::operand_count(i)).map(|k| ir::operand(i, k)).filter(|o| ir::is_real(ir::type_of(*o)));
-                if !float_ops.clone().any(|o| self.tan.contains_key(&o)) {
-                    return None;
-                }
-                let (val, tan) = (|v| self.val(v), |v| self.tangent(v));
-                Some(match kind {
-                    Kind::Reduce(op) => crate::lanes::reduce_tangent(&self.e, i, *op, n, val, tan),
-                    _ => crate::lanes::linear_tangent(&self.e, i, val, tan),
-                })
-            }
-            _ => None,
-        }
+    fn module(&self) -> llvm_sys::prelude::LLVMModuleRef {
+        self.g.module()
+    }
+
+    fn primals(&self) -> &HashMap<Value, Value> {
+        &self.map
+    }
+
+    fn tangents(&self) -> &HashMap<Value, Value> {
+        &self.tan
+    }
+
+    fn shadows(&self) -> &Shadows {
+        &self.sh
     }
 }

@@ -158,8 +158,8 @@ impl Generator {
     /// caller's reverse sweep, it propagates adjoints and frees the frame.
     /// Parameters: `f`'s, each shadowed pointer followed by its shadow, then
     /// the [`SplitIo`] buffer.
-    fn split_derivative(&mut self, f: Value, dup: &[bool], strong_zero: bool, runtime_activity: bool) -> Value {
-        let key = Request::split(f, dup).strong_zero(strong_zero).runtime_activity(runtime_activity);
+    fn split_derivative(&mut self, key: Request) -> Value {
+        let (f, dup) = (key.function, key.dup.clone());
         if let Some(d) = self.made.get(&key) {
             return *d;
         }
@@ -290,7 +290,7 @@ impl Derivatives for Generator {
 
     fn request(&mut self, r: Request) -> Value {
         if r.split {
-            self.split_derivative(r.function, &r.dup, r.strong_zero, r.runtime_activity)
+            self.split_derivative(r)
         } else {
             self.derivative(r)
         }

@@ -40,6 +40,7 @@ mod memory;
 mod names;
 mod prep;
 mod registry;
+mod replay;
 mod request;
 mod results;
 mod reverse;
@@ -48,6 +49,7 @@ pub mod rules;
 mod runtime;
 mod split;
 mod split_entry;
+mod tangent;
 mod tape;
 mod trip;
 
@@ -129,7 +131,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
                 Ok(p) => plans.push(p),
                 Err(d) => diags.push(d),
             },
-            Some(EntryPoint::Split(part)) => match markers::parse(call, Mode::Reverse, Some(part)) {
+            Some(EntryPoint::Split(part)) => match markers::parse(call, part.mode(), Some(part)) {
                 Ok(p) => plans.push(p),
                 Err(d) => diags.push(d),
             },
@@ -327,6 +329,10 @@ fn differentiate_round(
             let prep = &gen.prep;
             diags.extend(vector_mode_limits(plan, &called_from(clone), &|f| prep.original(f) != f));
         }
+        if plan.split == Some(SplitPart::Tangent) {
+            let prep = &gen.prep;
+            diags.extend(split_entry::tangent_limits(plan, plans, &called_from(clone), &|f| prep.original(f) != f));
+        }
     }
     if !diags.is_empty() {
         if !options.keep_clones_on_error {
@@ -346,7 +352,8 @@ fn differentiate_round(
                 &mut gen,
                 request::Request::split(clone, &mask)
                     .strong_zero(plan.strong_zero)
-                    .runtime_activity(plan.runtime_activity || options.runtime_activity),
+                    .runtime_activity(plan.runtime_activity || options.runtime_activity)
+                    .tangent_replay(split_entry::tangent_sweep_wanted(plan, plans)),
             )),
             Some(_) => None,
             None => {
@@ -370,7 +377,8 @@ fn differentiate_round(
         summary.calls.push(format!(
             "{} of `{}`",
             match (plan.mode, plan.split) {
-                (Mode::Forward, _) => "forward mode",
+                (Mode::Forward, None) => "forward mode",
+                (Mode::Forward, Some(_)) => "split forward mode",
                 (Mode::Reverse, None) => "reverse mode",
                 (Mode::Reverse, Some(_)) => "split reverse mode",
             },

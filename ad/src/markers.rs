@@ -70,7 +70,8 @@ pub(crate) struct MarkerCall {
     /// `enzyme_const_return`: no derivative flows from the result (reverse:
     /// the seed is zero; forward: no tangent is returned).
     pub const_return: bool,
-    /// A split-mode entry point (then `mode` is reverse).
+    /// A split-mode entry point (then `mode` is reverse, or forward for
+    /// `__enzyme_fwdsplit`).
     pub split: Option<SplitPart>,
     /// Split mode: the tape's argument index (`enzyme_tape, p`, or
     /// `__enzyme_reverse`'s last argument). Indices, not values: an earlier
@@ -579,7 +580,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     }
     // `__enzyme_reverse` takes the tape last, unless `enzyme_tape` gave it.
     let mut end = n;
-    if split == Some(SplitPart::Reverse) && tape.is_none() {
+    if matches!(split, Some(SplitPart::Reverse | SplitPart::Tangent)) && tape.is_none() {
         if idx >= n {
             return Err(at_call(call, format!("`{entry}` call is missing the tape"))
                 .with_help("pass the tape `__enzyme_augmentfwd` returned as the last argument, or `enzyme_tape, p`"));
@@ -671,7 +672,9 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
     let active = args.iter().filter(|a| a.activity == Activity::Active).count();
     let produced = results::Produced { mode, active, primal_return, const_return, width };
     let checked = match split {
-        None | Some(SplitPart::Reverse) => results::check_result_type(call, function, sret, &produced),
+        None | Some(SplitPart::Reverse | SplitPart::Tangent) => {
+            results::check_result_type(call, function, sret, &produced)
+        }
         Some(SplitPart::Augment) => results::check_augment_result(call, function, sret),
         Some(SplitPart::Size) => unreachable!("parsed by parse_size"),
     };

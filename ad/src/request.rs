@@ -63,6 +63,10 @@ pub(crate) struct Request {
     /// and one without gets the primal as its shadow, and derivative memory
     /// accesses through it are guarded by a run-time test.
     pub runtime_activity: bool,
+    /// Split form only (`__enzyme_fwdsplit`): resumed with tangents instead
+    /// of a seed, the coroutine runs a tangent sweep over the values its
+    /// forward part kept (see `replay`) instead of the reverse sweep.
+    pub tangent_replay: bool,
 }
 
 impl Request {
@@ -77,6 +81,7 @@ impl Request {
             primal_return: false,
             width: 1,
             runtime_activity: false,
+            tangent_replay: false,
         }
     }
 
@@ -91,6 +96,7 @@ impl Request {
             primal_return: false,
             width: 1,
             runtime_activity: false,
+            tangent_replay: false,
         }
     }
 
@@ -104,6 +110,11 @@ impl Request {
     /// caller's).
     pub fn runtime_activity(self, runtime_activity: bool) -> Request {
         Request { runtime_activity, ..self }
+    }
+
+    /// The same split request, able to run a tangent sweep too.
+    pub fn tangent_replay(self, tangent_replay: bool) -> Request {
+        Request { tangent_replay, ..self }
     }
 
     /// The same request with `width` derivative lanes.

@@ -88,6 +88,8 @@ pub(crate) struct Reverse<'g> {
     pub(super) split_calls: HashMap<Value, (Value, Value, SplitIo)>,
     /// Per call with a custom gradient: its tape (forward sweep), if any.
     pub(super) custom_calls: HashMap<Value, Option<Value>>,
+    /// Split forward mode: the blocks of the tangent sweep (see `replay`).
+    pub(super) replay: Option<crate::replay::ReplayBlocks>,
     /// Every lane's shadows and adjoints; the current lane's entry holds
     /// placeholders while its maps are in `sh`, `adj` and `local_adj`.
     lanes: Vec<Lane>,
@@ -112,6 +114,8 @@ pub(super) struct Split {
     /// Ends the coroutine: returns the handle from the forward part, or
     /// returns from the resumed reverse part.
     pub(super) end: Block,
+    /// Where the resumed part ends: frees the tapes, then `cleanup`.
+    pub(super) release: Block,
 }
 
 impl Lanes for Reverse<'_> {
@@ -192,6 +196,7 @@ impl<'g> Reverse<'g> {
             primal_result: None,
             split_calls: HashMap::new(),
             custom_calls: HashMap::new(),
+            replay: None,
             lanes,
             lane: 0,
         };
@@ -224,6 +229,9 @@ impl<'g> Reverse<'g> {
             // Freed shadows go to the list of the outermost derivative.
             let list = s.layout.field(&r.e, s.io, s.layout.freed);
             r.freed_shadows = Some(r.e.load(unsafe { LLVMPointerTypeInContext(r.e.ctx, 0) }, list));
+            if request.tangent_replay {
+                r.replay = Some(crate::replay::ReplayBlocks::new(&r.e, &r.cfg, d));
+            }
         }
         r.e.br(r.fwd[&r.cfg.entry()]);
         unsafe {
@@ -246,7 +254,13 @@ impl<'g> Reverse<'g> {
         r.fill_phis();
         r.record_loop_entries();
         r.reverse_sweep(f, d);
+        r.tangent_sweep(f, dup);
         r.finish_tapes();
+        if let Some(s) = r.split {
+            r.e.at_end(s.release);
+            r.free_tapes();
+            r.e.br(s.cleanup);
+        }
         unsafe { LLVMDisposeBuilder(r.slots) };
     }
 
@@ -484,12 +498,12 @@ impl<'g> Reverse<'g> {
 
     pub(super) fn return_adjoints(&mut self, f: Value, d: Value) {
         self.free_kept_shadows();
+        if self.split.is_none() {
+            // A split derivative frees them in its `release` block, which
+            // its tangent sweep ends in too.
+            self.free_tapes();
+        }
         unsafe {
-            let free = libc_function(self.g.module(), "free");
-            for t in self.tapes.clone() {
-                let buf = LLVMBuildLoad2(self.e.b, LLVMPointerTypeInContext(self.e.ctx, 0), t, EMPTY);
-                self.e.call(free, &mut [buf]);
-            }
             let rt = LLVMGetReturnType(LLVMGlobalGetValueType(d));
             let mut agg = LLVMGetUndef(rt);
             // Lane `l` of float parameter `p`'s adjoint is field `p * width + l`.
@@ -522,11 +536,20 @@ impl<'g> Reverse<'g> {
                 agg = self.e.insert(agg, self.e.load(ir::return_type(f), slot), k);
             }
             match self.split {
-                Some(s) => self.e.br(s.cleanup),
+                Some(s) => self.e.br(s.release),
                 None => {
                     LLVMBuildRet(self.e.b, agg);
                 }
             }
+        }
+    }
+
+    /// Frees the loops' tapes (at the end of the derivative).
+    pub(super) fn free_tapes(&mut self) {
+        let free = libc_function(self.g.module(), "free");
+        for t in self.tapes.clone() {
+            let buf = self.e.load(unsafe { LLVMPointerTypeInContext(self.e.ctx, 0) }, t);
+            self.e.call(free, &mut [buf]);
         }
     }
 

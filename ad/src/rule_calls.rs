@@ -11,6 +11,7 @@ use crate::forward::Forward;
 use crate::ir::{self, Value};
 use crate::memory::PtrStatus;
 use crate::reverse::Reverse;
+use crate::tangent::Tangents;
 
 impl Forward<'_> {
     /// A pointer argument's shadow, or null when it has none (as Enzyme passes).

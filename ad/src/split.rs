@@ -26,6 +26,7 @@ impl<'g> Reverse<'g> {
             let malloc = libc_function(self.g.module(), "malloc");
             let mem = self.e.call(malloc, &mut [size]);
             let hdl = self.e.intrinsic("llvm.coro.begin", &[], &mut [id, mem]);
+            let release = self.e.append_block(d, "release");
             let cleanup = self.e.append_block(d, "coro.cleanup");
             let end = self.e.append_block(d, "coro.end");
             self.e.at_end(cleanup);
@@ -38,7 +39,7 @@ impl<'g> Reverse<'g> {
             self.e.intrinsic("llvm.coro.end", &[], &mut [hdl, LLVMConstInt(LLVMInt1TypeInContext(ctx), 0, 0), none]);
             LLVMBuildRet(self.e.b, hdl);
             let io = *ir::params(d).last().expect("the buffer parameter");
-            Split { io, layout: SplitIo::of(ctx, f), cleanup, end }
+            Split { io, layout: SplitIo::of(ctx, f), cleanup, end, release }
         }
     }
 
@@ -67,6 +68,17 @@ impl<'g> Reverse<'g> {
             LLVMAddCase(sw, LLVMConstInt(i8t, 0, 0), resume);
             LLVMAddCase(sw, LLVMConstInt(i8t, 1, 0), s.cleanup);
             self.e.at_end(resume);
+            if let Some(start) = self.replay.as_ref().map(|r| r.start) {
+                // Resumed by `__enzyme_fwdsplit` (a tangent buffer given), or
+                // by `__enzyme_reverse`.
+                let p = self
+                    .e
+                    .load(LLVMPointerTypeInContext(self.e.ctx, 0), s.layout.field(&self.e, s.io, s.layout.replay));
+                let reverse = self.e.append_block(d, "resume.reverse");
+                let none = LLVMBuildIsNull(self.e.b, p, c"".as_ptr());
+                LLVMBuildCondBr(self.e.b, none, reverse, start);
+                self.e.at_end(reverse);
+            }
             if let Some(k) = s.layout.seed {
                 let p = s.layout.field(&self.e, s.io, k);
                 let seed = self.e.load(ir::type_of(ir::operand(ret, 0)), p);

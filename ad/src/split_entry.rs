@@ -1,4 +1,4 @@
-//! Enzyme's split reverse mode at the user's call sites. The function's
+//! Enzyme's split mode at the user's call sites. The function's
 //! split derivative is the coroutine calls that stay calls use (see
 //! `split`): `__enzyme_augmentfwd` runs its forward part and returns a tape
 //! holding the coroutine's handle; `__enzyme_reverse` writes the result's
@@ -9,11 +9,14 @@
 //!
 //! The reverse part works on the shadows the forward part was given: the
 //! reverse call must pass the same ones, which it checks at run time.
+//!
+//! `__enzyme_fwdsplit` (split forward mode) resumes the same coroutine for
+//! its tangent sweep instead (see `replay`), with shadows of its own.
 
 use llvm_sys::core::*;
 use llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
 
-use crate::body::{struct_type, SplitIo};
+use crate::body::{struct_type, ReplayIo, SplitIo};
 use crate::emit::Emitter;
 use crate::entry_points::SplitPart;
 use crate::ir::{self, Type, Value};
@@ -35,7 +38,8 @@ const IO: u32 = 3;
 
 fn tape_of(ctx: llvm_sys::prelude::LLVMContextRef, plan: &MarkerCall) -> Tape {
     let io = SplitIo::of(ctx, plan.function);
-    let shadows = plan.args.iter().filter(|a| a.shadow.is_some()).count() as u32;
+    // Pointers' shadows (a float's `shadow` in forward mode is its tangent).
+    let shadows = plan.dup_mask().iter().filter(|d| **d).count() as u32;
     unsafe {
         let ptr = LLVMPointerTypeInContext(ctx, 0);
         let ty = struct_type(ctx, &[ptr, ptr, LLVMArrayType2(ptr, shadows as u64), io.ty]);
@@ -56,6 +60,7 @@ pub(crate) fn rewrite(module: llvm_sys::prelude::LLVMModuleRef, plan: &MarkerCal
         }),
         SplitPart::Augment => augment(&e, plan, &tape, d.expect("the split derivative")),
         SplitPart::Reverse => reverse(&e, plan, &tape),
+        SplitPart::Tangent => tangent(&e, plan, &tape),
     };
     crate::keep_invoke_edges(&e, plan.call);
     crate::finish_call(&e, plan, value);
@@ -94,6 +99,8 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
         };
         e.store(LLVMConstNull(ptr), field(e, tape, t, LIST));
         let io = field(e, tape, t, IO);
+        // Resumed by `__enzyme_reverse` unless `__enzyme_fwdsplit` says otherwise.
+        e.store(LLVMConstNull(ptr), tape.io.field(e, io, tape.io.replay));
         let list = field(e, tape, t, LIST);
         e.store(list, tape.io.field(e, io, tape.io.freed));
         let (mut args, shadows) = crate::derivative_args(e, plan);
@@ -127,7 +134,6 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
 }
 
 fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
-    let module = e.module;
     unsafe {
         let ptr = LLVMPointerTypeInContext(e.ctx, 0);
         let t = ir::operand(plan.call, plan.tape.expect("parsed"));
@@ -156,12 +162,65 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
             .into_iter()
             .map(|(k, t)| e.load(t, tape.io.field(e, io, tape.io.adjoints + k)))
             .collect();
-        let free_list = crate::runtime::free_shadow_list_function(module);
-        e.call(free_list, &mut [field(e, tape, t, LIST)]);
-        if plan.allocated.is_none() && !is_explicit_tape(plan) && !plan.no_free {
-            e.call(libc_function(module, "free"), &mut [t]);
-        }
+        release_tape(e, plan, tape, t);
         crate::results_value(e, plan, results)
+    }
+}
+
+/// `__enzyme_fwdsplit`: the tangents and shadows go into a [`ReplayIo`]
+/// buffer named in the tape, the coroutine resumes with its tangent sweep
+/// (over the primal values its forward part kept, not the arguments given
+/// here) and the result's tangent comes back. The shadows may differ from
+/// those `__enzyme_augmentfwd` was given (Enzyme's users pass null ones there).
+fn tangent(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
+    unsafe {
+        let t = ir::operand(plan.call, plan.tape.expect("parsed"));
+        let layout = ReplayIo::of(e.ctx, plan.function, &plan.dup_mask());
+        let rio = entry_alloca(e, layout.ty);
+        // Forward mode's arguments: each primal, followed by its tangent or shadow.
+        let (args, _) = crate::derivative_args(e, plan);
+        let mut k = 0;
+        for field in &layout.params {
+            k += 1;
+            if let Some(field) = field {
+                e.store(args[k], layout.field(e, rio, *field));
+                k += 1;
+            }
+        }
+        let io = field(e, tape, t, IO);
+        e.store(rio, tape.io.field(e, io, tape.io.replay));
+        let h = e.load(LLVMPointerTypeInContext(e.ctx, 0), field(e, tape, t, HANDLE));
+        e.intrinsic("llvm.coro.resume", &[], &mut [h]);
+        let results = match layout.result {
+            Some(r) => vec![e.load(ir::return_type(plan.function), layout.field(e, rio, r))],
+            None => Vec::new(),
+        };
+        release_tape(e, plan, tape, t);
+        crate::results_value(e, plan, results)
+    }
+}
+
+/// After the coroutine's second part: the shadows it kept for later are
+/// freed, and the tape too unless it is the caller's.
+fn release_tape(e: &Emitter, plan: &MarkerCall, tape: &Tape, t: Value) {
+    let free_list = crate::runtime::free_shadow_list_function(e.module);
+    e.call(free_list, &mut [field(e, tape, t, LIST)]);
+    if plan.allocated.is_none() && !is_explicit_tape(plan) && !plan.no_free {
+        e.call(libc_function(e.module, "free"), &mut [t]);
+    }
+}
+
+/// A stack slot of type `t` in the entry block of the function being
+/// rewritten (allocated once, even when the call is in a loop).
+fn entry_alloca(e: &Emitter, t: Type) -> Value {
+    unsafe {
+        let f = LLVMGetBasicBlockParent(e.current_block());
+        let entry = LLVMGetEntryBasicBlock(f);
+        let b = LLVMCreateBuilderInContext(e.ctx);
+        LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(entry));
+        let a = LLVMBuildAlloca(b, t, c"replay.io".as_ptr());
+        LLVMDisposeBuilder(b);
+        a
     }
 }
 
@@ -180,4 +239,74 @@ fn abort_if(e: &Emitter, cond: Value, message: &str) {
         let check = crate::runtime::abort_if_function(e.module);
         e.call(check, &mut [cond, s]);
     }
+}
+
+/// Whether the split derivative an `__enzyme_augmentfwd` call runs needs a
+/// tangent sweep: some `__enzyme_fwdsplit` call of the same function with
+/// the same shadows may be given its tape.
+pub(crate) fn tangent_sweep_wanted(augment: &MarkerCall, round: &[MarkerCall]) -> bool {
+    round.iter().any(|p| p.split == Some(SplitPart::Tangent) && same_derivative(p, augment))
+}
+
+fn same_derivative(a: &MarkerCall, b: &MarkerCall) -> bool {
+    a.function == b.function && a.dup_mask() == b.dup_mask()
+}
+
+/// What split forward mode cannot do yet, found before anything is
+/// generated: its tangent sweep replays the function's own code, so calls
+/// that stay calls (recursion), custom rules and exception edges are refused.
+pub(crate) fn tangent_limits(
+    plan: &MarkerCall,
+    round: &[MarkerCall],
+    functions: &[Value],
+    is_clone: &dyn Fn(Value) -> bool,
+) -> Vec<crate::diag::Diagnostic> {
+    use crate::classify::{classify, Kind};
+    use crate::markers::at_call;
+    use crate::names::display_name;
+    let fname = display_name(&ir::name(plan.function));
+    let mut diags = Vec::new();
+    if !round.iter().any(|p| p.split == Some(SplitPart::Augment) && same_derivative(p, plan)) {
+        diags.push(
+            at_call(
+                plan.call,
+                format!("`__enzyme_fwdsplit` of `{fname}` has no `__enzyme_augmentfwd` to take its tape from"),
+            )
+            .with_help(
+                "the tape comes from an `__enzyme_augmentfwd` call of the same function with the same activities \
+                     (a shadow for the same pointer arguments)",
+            ),
+        );
+    }
+    if plan.runtime_activity {
+        diags.push(
+            at_call(plan.call, "run-time activity is not supported in split forward mode yet".into())
+                .with_help("use __enzyme_fwddiff, or give every pointer argument its shadow"),
+        );
+    }
+    for i in functions.iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
+        let what = match classify(i) {
+            Kind::Call(c) if is_clone(c) => {
+                let c = ir::strip_to_function(c).unwrap_or(c);
+                Some(format!("a call of `{}` that stays a call (recursion)", display_name(&ir::name(c))))
+            }
+            Kind::Custom(c) => {
+                Some(format!("a call of `{}`, which has a custom derivative", display_name(&ir::name(c))))
+            }
+            _ if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMInvoke => Some("a call that may throw (`invoke`)".into()),
+            _ => None,
+        };
+        if let Some(what) = what {
+            let mut d = at_call(
+                plan.call,
+                format!("`{fname}` makes {what}: not supported in split forward mode (`__enzyme_fwdsplit`) yet"),
+            )
+            .with_help("use __enzyme_fwddiff, which runs the function again with its tangents");
+            if let Some(l) = ir::location(i) {
+                d = d.with_note(format!("the call is at {l}"));
+            }
+            diags.push(d);
+        }
+    }
+    diags
 }

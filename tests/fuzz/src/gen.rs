@@ -309,6 +309,8 @@ pub const PRELUDE: &str = r#"#include <math.h>
 extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_width, enzyme_dupv, enzyme_dupnoneedv;
 void __enzyme_autodiff(void *, ...);
 void __enzyme_fwddiff(void *, ...);
+void *__enzyme_augmentfwd(void *, ...);
+void __enzyme_fwdsplit(void *, ...);
 
 struct rec {
   double p;
@@ -398,7 +400,8 @@ pub fn c_function(f: &Function) -> String {
 
 /// The check of one function: its Jacobian by reverse mode (one seed per
 /// output), forward mode (one tangent per input), both again in vector mode
-/// (one call each, a lane per seed or tangent), and central differences at
+/// (one call each, a lane per seed or tangent), split forward mode (from the
+/// tape of an augmented call, after the inputs changed), and central differences at
 /// two steps; the vector Jacobians must match width 1, forward must match
 /// reverse closely, and reverse must match the
 /// differences wherever the two steps agree with each other (elsewhere the
@@ -441,6 +444,17 @@ pub fn c_check(name: &str) -> String {
       __enzyme_fwddiff((void *){name}, enzyme_dup, x, tx, enzyme_dup, y, ty);
       for (int k = 0; k < NY; k++) if (!(fabs(y[k] - y0[k]) <= 1e-13 * (1 + fabs(y0[k])))) {{ printf("FAIL %s n=%d: primal y[%d] from forward mode %.17g != %.17g\n", "{name}", runtime_n, k, y[k], y0[k]); failures++; }}
       for (int j = 0; j < NY; j++) fwd[j][i] = ty[j];
+    }}
+    for (int i = 0; i < NX; i++) {{
+      /* Split forward mode: the forward part, then the tangents from its
+         tape after the inputs are overwritten, given no primals. */
+      double x[NX], y[NY], sx[NX] = {{0}}, sy[NY] = {{0}}, tx[NX] = {{0}}, ty[NY] = {{0}};
+      for (int k = 0; k < NX; k++) x[k] = x0[k];
+      void *tape = __enzyme_augmentfwd((void *){name}, enzyme_dup, x, sx, enzyme_dup, y, sy);
+      for (int k = 0; k < NX; k++) x[k] = -7;
+      tx[i] = 1;
+      __enzyme_fwdsplit((void *){name}, enzyme_dup, (double *)0, tx, enzyme_dup, (double *)0, ty, tape);
+      for (int j = 0; j < NY; j++) if (!(fabs(ty[j] - fwd[j][i]) <= 1e-10 * (1 + fabs(fwd[j][i])))) {{ printf("FAIL %s n=%d J[%d][%d]: split forward %.17g, forward %.17g\n", "{name}", runtime_n, j, i, ty[j], fwd[j][i]); failures++; }}
     }}
     {{
       /* Vector mode: the whole Jacobian in one forward call (a lane per
