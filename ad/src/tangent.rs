@@ -87,7 +87,7 @@ pub(crate) trait Tangents {
                 let os = self.shadows().of(old);
                 let ns = self.shadows().sh[&i];
                 let n = self.val(ir::operand(i, 1));
-                let m = old_block_bytes(&self.emitter(), self.module(), os, n);
+                let m = old_block_bytes(self.emitter(), self.module(), os, n);
                 unsafe { LLVMBuildMemCpy(self.emitter().b, ns, 1, os, 1, m) };
                 // As `realloc` frees the old block, the old shadow goes too.
                 let free = libc_function(self.module(), "free");
@@ -123,7 +123,7 @@ pub(crate) trait Tangents {
         self.facts()
             .mixed
             .contains(&p)
-            .then(|| crate::body::shadow_is_primal(&self.emitter(), self.shadows().of(p), self.val(p)))
+            .then(|| crate::body::shadow_is_primal(self.emitter(), self.shadows().of(p), self.val(p)))
     }
 
     fn float_tangent(&self, i: Value, n: Value, kind: &Kind) -> Option<Value> {
@@ -166,8 +166,8 @@ pub(crate) trait Tangents {
                 }
                 let (val, tan) = (|v| self.val(v), |v| self.tangent(v));
                 Some(match kind {
-                    Kind::Reduce(op) => crate::lanes::reduce_tangent(&self.emitter(), i, *op, n, val, tan),
-                    _ => crate::lanes::linear_tangent(&self.emitter(), i, val, tan),
+                    Kind::Reduce(op) => crate::lanes::reduce_tangent(self.emitter(), i, *op, n, val, tan),
+                    _ => crate::lanes::linear_tangent(self.emitter(), i, val, tan),
                 })
             }
             _ => None,
