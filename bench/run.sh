@@ -16,6 +16,8 @@
 #      (bench/scaling.sh, 200 to 8000 statements), and a Rust edit's rebuild
 #      through cargo enzyme (bench/rust_relink.sh);
 #   6. vector mode: whole Jacobians by width (bench/vector.sh);
+#   7. OpenMP: a parallel stencil's derivatives at 1 and 2 threads
+#      (bench/parallel.sh);
 # and writes bench/results/latest.md.
 # `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
 # Environment: BENCH_INSTR=0 skips the instruction counts; BENCH_VENV is the
@@ -196,6 +198,8 @@ if [ $smoke -eq 1 ]; then
   # Vector mode's Jacobians: every width against width 1 and finite differences.
   checked=$((checked + 1))
   "$here/vector.sh" --check >/dev/null || fail "vector-mode Jacobians"
+  checked=$((checked + 1))
+  "$here/parallel.sh" --check >/dev/null || fail "OpenMP derivatives"
   echo "benchmark checks: $((checked - failed)) passed, $failed failed"
   [ $failed -eq 0 ]
   exit
@@ -206,6 +210,8 @@ scaling=$("$here/scaling.sh") || fail "build-time scaling"
 relink=$("$here/rust_relink.sh") || fail "Rust relink"
 # Vector mode: Jacobians by width.
 vector=$("$here/vector.sh") || fail "vector-mode Jacobians"
+# OpenMP: a parallel stencil's derivatives at 1 and 2 threads.
+parallel=$("$here/parallel.sh") || fail "OpenMP derivatives"
 
 {
   echo "# Benchmark results"
@@ -268,6 +274,8 @@ vector=$("$here/vector.sh") || fail "vector-mode Jacobians"
   echo "$relink"
   echo
   echo "$vector"
+  echo
+  echo "$parallel"
   echo
   echo "Every derivative was checked before it was timed: ours against central finite differences, forward against"
   echo "reverse, hand-written against ours, the peers against ours number by number (relative 1e-8)."

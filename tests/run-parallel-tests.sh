@@ -26,8 +26,60 @@ for o in -O0 -O2; do
   rc=$?
   report "OpenMP program [$o]: ${log:-}" $rc
 done
-refused "OpenMP region in differentiated code" "$build/openmp_region" "cannot differentiate OpenMP construct" \
+refused "OpenMP reduction in differentiated code" "$build/openmp_region" "cannot differentiate OpenMP construct" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_region.c"
+refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \
+  "has a copy of memory (\`memcpy\`/\`memmove\`) in an OpenMP parallel region" \
+  "$CC" -O2 -g -fopenmp "$here/parallel/openmp_reverse_copy.c"
+refused "OpenMP firstprivate double" "$build/openmp_firstprivate" "passes a floating-point value by value into an OpenMP parallel region" \
+  "$CC" -O2 -g -fopenmp "$here/parallel/openmp_firstprivate.c"
+
+# Reverse mode through parallel regions: against forward mode and
+# differences, and across 1, 2 and 4 threads inside the program.
+for o in -O0 -O2; do
+  if ! log=$("$CC" $o -fopenmp "$here/parallel/openmp_reverse.c" -o "$build/openmp_reverse$o" -lm 2>&1); then
+    echo "$log"
+    report "OpenMP reverse mode [$o]: build failed" 1
+    continue
+  fi
+  for t in 1 4; do
+    log=$(OMP_NUM_THREADS=$t "$build/openmp_reverse$o" 2>&1)
+    rc=$?
+    [ $rc -ne 0 ] && echo "$log"
+    report "OpenMP reverse mode [$o, OMP_NUM_THREADS=$t]: $(tail -n 1 <<<"$log")" $rc
+  done
+done
+
+# Forward mode through parallel regions: checked against differences, and
+# the same tangents (bit for bit) whatever the number of threads.
+for case in "openmp_forward.c C" "openmp_fortran.f90 openmp_fortran_main.c Fortran"; do
+  set -- $case
+  lang=${!#}
+  srcs=()
+  for f in "$@"; do [ "$f" != "$lang" ] && srcs+=("$here/parallel/$f"); done
+  exe=$build/openmp_forward_$lang
+for o in -O0 -O2; do
+  if ! log=$("$CC" $o -fopenmp "${srcs[@]}" -o "$exe$o" -lm 2>&1); then
+    echo "$log"
+    report "OpenMP forward mode [$lang $o]: build failed" 1
+    continue
+  fi
+  first=""
+  for t in 1 2 4; do
+    log=$(OMP_NUM_THREADS=$t "$exe$o" 2>&1)
+    rc=$?
+    sum=$(tail -n 1 <<<"$log")
+    if [ $rc -eq 0 ] && [ -n "$first" ] && [ "$sum" != "$first" ]; then
+      echo "$log"
+      report "OpenMP forward mode [$lang $o, $t threads]: tangents differ from 1 thread's ($sum, $first)" 1
+      continue
+    fi
+    [ -z "$first" ] && first=$sum
+    [ $rc -ne 0 ] && echo "$log"
+    report "OpenMP forward mode [$lang $o, $t threads]: $(tail -n 2 <<<"$log" | head -n 1)" $rc
+  done
+done
+done
 
 if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
   MPICH_CC=$CC mpicc -O2 "$here/parallel/mpi.c" -o "$build/mpi" -lm && log=$(mpiexec -n 2 "$build/mpi")

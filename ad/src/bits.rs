@@ -270,6 +270,10 @@ fn is_plain_constant(v: Value) -> bool {
 }
 
 fn data_layout(v: Value) -> Option<llvm_sys::target::LLVMTargetDataRef> {
+    if !ir::is_instruction(v) {
+        // An argument's bits (a float passed as an integer): not a web.
+        return None;
+    }
     unsafe {
         let b = LLVMGetInstructionParent(v);
         if b.is_null() {

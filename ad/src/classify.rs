@@ -366,6 +366,9 @@ fn classify_call(call: Value) -> Kind {
                 }
             }
         }
+        if crate::parallel::INACTIVE_RUNTIME.contains(&name.as_str()) && !contains_float(ret) {
+            return Kind::LibCall;
+        }
         if name.starts_with("__kmpc_") || name.starts_with("omp_") {
             return unsupported(
                 format!("OpenMP construct (`{name}`)"),

@@ -231,6 +231,7 @@ impl<'g> Forward<'g> {
                     });
                 }
                 let r = self.e.call(g, &mut args);
+                crate::parallel::carry_mark(i, r);
                 if ir::is_float(t) {
                     self.map.insert(i, self.e.extract(r, 0));
                     let packed = self.e.extract(r, 1);

@@ -38,6 +38,8 @@ mod layout;
 mod markers;
 mod memory;
 mod names;
+mod parallel;
+mod parallel_reverse;
 mod prep;
 mod registry;
 mod replay;
@@ -329,6 +331,7 @@ fn differentiate_round(
             let prep = &gen.prep;
             diags.extend(vector_mode_limits(plan, &called_from(clone), &|f| prep.original(f) != f));
         }
+        diags.extend(parallel::limits(plan, &called_from(clone)));
         if plan.split == Some(SplitPart::Tangent) {
             let prep = &gen.prep;
             diags.extend(split_entry::tangent_limits(plan, plans, &called_from(clone), &|f| prep.original(f) != f));
@@ -386,6 +389,7 @@ fn differentiate_round(
         ));
     }
     gen.prep.delete_all();
+    parallel::restore_forks(module);
     if gen.made_coroutines {
         // Before a later round differentiates code that calls them.
         lower_coroutines(module).map_err(|e| vec![Diagnostic::new(e)])?;
@@ -493,7 +497,7 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
 }
 
 /// `f` and the functions with bodies it calls, directly or not.
-fn called_from(f: Value) -> Vec<Value> {
+pub(crate) fn called_from(f: Value) -> Vec<Value> {
     let mut seen = vec![f];
     let mut k = 0;
     while k < seen.len() {

@@ -91,6 +91,8 @@ impl Prep {
         while let Some(c) = work.pop() {
             // Calls through pointers become calls of a dispatcher (a module
             // function, cloned and inlined like the others).
+            // Parallel regions: their microtasks are called directly (see `parallel`).
+            crate::parallel::outline_forks(module, c);
             let original_of = &self.original_of;
             crate::dispatch::devirtualize(module, c, &|g| original_of.contains_key(&g));
             for b in ir::blocks(c) {
@@ -207,8 +209,10 @@ fn inline_clones(module: LLVMModuleRef, clones: &[Value]) -> Result<(), String> 
         let noinline = ir::attr_kind("noinline");
         for c in clones {
             for i in ir::blocks(*c).into_iter().flat_map(ir::instructions) {
+                // (A parallel region's call stays a call: it becomes a fork again.)
                 if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall
                     && ir::called_function(i).is_some_and(|callee| clones.contains(&callee))
+                    && !crate::parallel::is_region(i)
                 {
                     LLVMRemoveCallSiteEnumAttribute(i, llvm_sys::LLVMAttributeFunctionIndex, noinline);
                 }

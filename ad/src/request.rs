@@ -67,6 +67,10 @@ pub(crate) struct Request {
     /// of a seed, the coroutine runs a tangent sweep over the values its
     /// forward part kept (see `replay`) instead of the reverse sweep.
     pub tangent_replay: bool,
+    /// Reverse mode, inside an OpenMP parallel region (see `parallel`):
+    /// adjoints are added into shadow memory atomically, since other
+    /// threads' reverse sweeps may add to the same places.
+    pub atomic_adjoints: bool,
 }
 
 impl Request {
@@ -82,6 +86,7 @@ impl Request {
             width: 1,
             runtime_activity: false,
             tangent_replay: false,
+            atomic_adjoints: false,
         }
     }
 
@@ -97,6 +102,7 @@ impl Request {
             width: 1,
             runtime_activity: false,
             tangent_replay: false,
+            atomic_adjoints: false,
         }
     }
 
@@ -110,6 +116,12 @@ impl Request {
     /// caller's).
     pub fn runtime_activity(self, runtime_activity: bool) -> Request {
         Request { runtime_activity, ..self }
+    }
+
+    /// The same request, with atomic adjoint accumulation into shadow
+    /// memory or not (callees get their caller's).
+    pub fn atomic_adjoints(self, atomic_adjoints: bool) -> Request {
+        Request { atomic_adjoints, ..self }
     }
 
     /// The same split request, able to run a tangent sweep too.

@@ -90,6 +90,15 @@ pub(crate) struct Reverse<'g> {
     pub(super) custom_calls: HashMap<Value, Option<Value>>,
     /// Split forward mode: the blocks of the tangent sweep (see `replay`).
     pub(super) replay: Option<crate::replay::ReplayBlocks>,
+    /// Inside a parallel region: adjoints go into shadow memory atomically.
+    pub(super) atomic: bool,
+    /// Per parallel region's call: what its reverse needs (see `parallel_reverse`).
+    pub(super) region_calls: HashMap<Value, crate::parallel_reverse::RegionCall>,
+    /// In a region: adjoints of shared scalars summed privately (see
+    /// `parallel_reverse`), per parameter and type.
+    pub(super) private_sums: Vec<(Value, ir::Type, Value)>,
+    /// In a region: the parameters something writes through, found on first use.
+    pub(super) written_parameters: Option<std::collections::HashSet<Value>>,
     /// Every lane's shadows and adjoints; the current lane's entry holds
     /// placeholders while its maps are in `sh`, `adj` and `local_adj`.
     lanes: Vec<Lane>,
@@ -197,6 +206,10 @@ impl<'g> Reverse<'g> {
             split_calls: HashMap::new(),
             custom_calls: HashMap::new(),
             replay: None,
+            atomic: request.atomic_adjoints,
+            region_calls: HashMap::new(),
+            private_sums: Vec::new(),
+            written_parameters: None,
             lanes,
             lane: 0,
         };
@@ -306,6 +319,9 @@ impl<'g> Reverse<'g> {
                             self.e.store(self.map.get(&v).copied().unwrap_or(v), slot);
                         }
                         self.e.br(self.rev[&b]);
+                    }
+                    Kind::Call(callee) if self.carries_derivatives(i) && crate::parallel::is_region(i) => {
+                        self.call_region(i, callee)
                     }
                     Kind::Call(callee) if self.carries_derivatives(i) => self.call_split(i, callee),
                     Kind::Custom(callee) => self.custom_augmented_call(i, callee),
@@ -497,6 +513,7 @@ impl<'g> Reverse<'g> {
     }
 
     pub(super) fn return_adjoints(&mut self, f: Value, d: Value) {
+        self.flush_private_accumulators();
         self.free_kept_shadows();
         if self.split.is_none() {
             // A split derivative frees them in its `release` block, which
@@ -580,6 +597,14 @@ impl<'g> Reverse<'g> {
         match kind {
             Kind::Call(_) if self.split_calls.contains_key(&i) => {
                 self.reverse_split_call(i);
+                return;
+            }
+            Kind::Call(_) if self.region_calls.contains_key(&i) => {
+                self.reverse_region_call(i);
+                return;
+            }
+            Kind::LibCall if crate::parallel::is_synchronisation(i) => {
+                self.reverse_synchronisation(i);
                 return;
             }
             Kind::Custom(callee) => {
@@ -772,7 +797,20 @@ impl<'g> Reverse<'g> {
             }
             Kind::Load => {
                 let p = ir::operand(i, 0);
-                if self.mem.status(p) == PtrStatus::Shadowed {
+                if self.mem.status(p) == PtrStatus::Shadowed && self.atomic {
+                    // Other threads may add to the same place (a parallel region):
+                    // atomically, or once at the end for a shared scalar.
+                    match self.private_accumulator(p, t) {
+                        Some(slot) => {
+                            let sum = self.e.add(self.e.load(t, slot), d);
+                            self.e.store(sum, slot);
+                        }
+                        None => {
+                            let sp = self.shadow(p);
+                            crate::parallel::atomic_add(&self.e, sp, d);
+                        }
+                    }
+                } else if self.mem.status(p) == PtrStatus::Shadowed {
                     let sp = self.shadow(p);
                     let old = self.e.load_like(t, sp, i);
                     let mut new = self.e.add(old, d);

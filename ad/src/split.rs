@@ -102,7 +102,10 @@ impl<'g> Reverse<'g> {
     pub(super) fn call_split(&mut self, i: Value, callee: Value) {
         let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
         let s = self.g.request(
-            Request::split(callee, &mask).strong_zero(self.e.strong_zero).runtime_activity(self.e.runtime_activity),
+            Request::split(callee, &mask)
+                .strong_zero(self.e.strong_zero)
+                .runtime_activity(self.e.runtime_activity)
+                .atomic_adjoints(self.atomic),
         );
         let layout = SplitIo::of(self.e.ctx, callee);
         let io = unsafe { LLVMBuildAlloca(self.slots, layout.ty, c"call.io".as_ptr()) };

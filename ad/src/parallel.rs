@@ -1,0 +1,446 @@
+//! OpenMP parallel regions. clang outlines a region's body into a
+//! function (the *microtask*) and runs it on a team of threads with
+//! `__kmpc_fork_call(loc, n, microtask, args...)`; each thread calls
+//! `microtask(&gtid, &btid, args...)`.
+//!
+//! Preprocessing turns the fork into a direct call of the microtask (its
+//! thread-id arguments a placeholder) marked with `!enzyme_rs.parallel`, so
+//! the engine sees an ordinary call that stays a call: forward mode asks
+//! for the microtask's derivative, whose parameters are the microtask's with
+//! shadows after the duplicated pointers. After generation, every marked
+//! call is made a fork again, of whatever function it now calls, so the
+//! derivative runs on a team too.
+//!
+//! Reverse mode (see `parallel_reverse`): the forward sweep forks a wrapper
+//! in which each thread runs the forward part of the microtask's split
+//! derivative (a coroutine, as for recursion) and leaves its handle in an
+//! array; the reverse sweep forks a team of the same size in which each
+//! thread resumes one handle, so the reverse of each thread's share of the
+//! work runs in parallel, with its barriers and critical sections reversed
+//! too. Adjoints go into shared shadow memory with atomic adds.
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+use crate::ir::{self, Value};
+
+/// The runtime's entry that runs a microtask on a team.
+const FORK: &str = "__kmpc_fork_call";
+
+/// The metadata kind marking a call that was (and will be again) a fork.
+const MARK: &str = "enzyme_rs.parallel";
+
+/// OpenMP runtime calls with no effect on derivatives: worksharing bounds
+/// (integers written to the caller's slots, static or dynamic schedules),
+/// thread numbers, barriers, and the entries and exits of `single`,
+/// `master`/`masked` and `critical` (forward mode keeps the tangents' code
+/// in the same order, inside the same sections).
+pub(crate) const INACTIVE_RUNTIME: &[&str] = &[
+    "__kmpc_for_static_init_4",
+    "__kmpc_for_static_init_4u",
+    "__kmpc_for_static_init_8",
+    "__kmpc_for_static_init_8u",
+    "__kmpc_for_static_fini",
+    "__kmpc_dispatch_init_4",
+    "__kmpc_dispatch_init_4u",
+    "__kmpc_dispatch_init_8",
+    "__kmpc_dispatch_init_8u",
+    "__kmpc_dispatch_next_4",
+    "__kmpc_dispatch_next_4u",
+    "__kmpc_dispatch_next_8",
+    "__kmpc_dispatch_next_8u",
+    "__kmpc_dispatch_fini_4",
+    "__kmpc_dispatch_fini_4u",
+    "__kmpc_dispatch_fini_8",
+    "__kmpc_dispatch_fini_8u",
+    "__kmpc_dispatch_deinit",
+    "__kmpc_single",
+    "__kmpc_end_single",
+    "__kmpc_master",
+    "__kmpc_end_master",
+    "__kmpc_masked",
+    "__kmpc_end_masked",
+    "__kmpc_critical",
+    "__kmpc_critical_with_hint",
+    "__kmpc_end_critical",
+    "__kmpc_global_thread_num",
+    "__kmpc_barrier",
+    "omp_get_thread_num",
+    "omp_get_num_threads",
+    "omp_get_max_threads",
+];
+
+fn mark_kind(v: Value) -> u32 {
+    unsafe { LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(v)), MARK.as_ptr().cast(), MARK.len() as u32) }
+}
+
+/// The fork's source location argument, on a marked call.
+pub(crate) fn marked_location(call: Value) -> Option<Value> {
+    unsafe {
+        let md = LLVMGetMetadata(call, mark_kind(call));
+        if md.is_null() {
+            return None;
+        }
+        let mut ops = [std::ptr::null_mut(); 1];
+        if LLVMGetMDNodeNumOperands(md) != 1 {
+            return None;
+        }
+        LLVMGetMDNodeOperands(md, ops.as_mut_ptr());
+        Some(ops[0])
+    }
+}
+
+/// Whether `call` stands for a parallel region.
+pub(crate) fn is_region(call: Value) -> bool {
+    marked_location(call).is_some()
+}
+
+/// Copies the mark of region `from` onto the call `to` made for it.
+pub(crate) fn carry_mark(from: Value, to: Value) {
+    unsafe {
+        let md = LLVMGetMetadata(from, mark_kind(from));
+        if !md.is_null() {
+            LLVMSetMetadata(to, mark_kind(to), md);
+        }
+    }
+}
+
+/// The placeholder thread id a region's call passes (never read: the
+/// call becomes a fork again before the program runs).
+fn placeholder(module: LLVMModuleRef) -> Value {
+    let name = c"enzyme_rs.omp.thread_id";
+    unsafe {
+        let g = LLVMGetNamedGlobal(module, name.as_ptr());
+        if !g.is_null() {
+            return g;
+        }
+        let i32t = LLVMInt32TypeInContext(LLVMGetModuleContext(module));
+        let g = LLVMAddGlobal(module, i32t, name.as_ptr());
+        LLVMSetInitializer(g, LLVMConstInt(i32t, 0, 0));
+        LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        g
+    }
+}
+
+/// In clone `f`, each fork of a known microtask becomes a marked direct
+/// call of it, kept out of line (`noinline` at the call).
+pub(crate) fn outline_forks(module: LLVMModuleRef, f: Value) {
+    for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+        if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMCall
+            || ir::called_function(i).is_none_or(|c| ir::name(c) != FORK)
+            || ir::call_arg_count(i) < 3
+        {
+            continue;
+        }
+        let Some(task) = ir::strip_to_function(ir::operand(i, 2)) else { continue };
+        mark_private_parameters(task);
+        let tid = placeholder(module);
+        let mut args = vec![tid, tid];
+        args.extend((3..ir::call_arg_count(i)).map(|k| ir::operand(i, k)));
+        let call = call_before(i, task, &mut args);
+        unsafe {
+            let ctx = LLVMGetModuleContext(module);
+            let mut loc = [LLVMValueAsMetadata(ir::operand(i, 0))];
+            let node = LLVMMDNodeInContext2(ctx, loc.as_mut_ptr(), 1);
+            LLVMSetMetadata(call, mark_kind(call), LLVMMetadataAsValue(ctx, node));
+            let noinline = LLVMCreateEnumAttribute(ctx, ir::attr_kind("noinline"), 0);
+            LLVMAddCallSiteAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, noinline);
+            LLVMInstructionEraseFromParent(i);
+        }
+    }
+}
+
+/// After generation: every marked call in the module is a fork again, of
+/// the function it calls now (the microtask, or its derivative), with the
+/// arguments after the two thread ids.
+pub(crate) fn restore_forks(module: LLVMModuleRef) {
+    let fork = fork_function(module);
+    for f in ir::functions(module) {
+        for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+            let Some(loc) = marked_location(i) else { continue };
+            unsafe {
+                let task = LLVMGetCalledValue(i);
+                let ctx = LLVMGetModuleContext(module);
+                let n = ir::call_arg_count(i);
+                let mut args = vec![loc, LLVMConstInt(LLVMInt32TypeInContext(ctx), u64::from(n - 2), 0), task];
+                args.extend((2..n).map(|k| ir::operand(i, k)));
+                call_before(i, fork, &mut args);
+                LLVMInstructionEraseFromParent(i);
+            }
+        }
+    }
+}
+
+/// A call of `f` just before instruction `i`, at its source line.
+fn call_before(i: Value, f: Value, args: &mut [Value]) -> Value {
+    unsafe {
+        let b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(i)));
+        LLVMPositionBuilderBefore(b, i);
+        let ty = LLVMGlobalGetValueType(f);
+        let call = LLVMBuildCall2(b, ty, f, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
+        LLVMDisposeBuilder(b);
+        ir::copy_debug_location(i, call);
+        call
+    }
+}
+
+fn fork_function(module: LLVMModuleRef) -> Value {
+    unsafe {
+        let name = ir::cstring(FORK);
+        let f = LLVMGetNamedFunction(module, name.as_ptr());
+        if !f.is_null() {
+            return f;
+        }
+        let ctx = LLVMGetModuleContext(module);
+        let ptr = LLVMPointerTypeInContext(ctx, 0);
+        let mut params = [ptr, LLVMInt32TypeInContext(ctx), ptr];
+        let ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 3, 1);
+        LLVMAddFunction(module, name.as_ptr(), ty)
+    }
+}
+
+/// What parallel regions cannot do yet, found before generation: floats
+/// passed by value to the region (clang passes a `firstprivate` double as
+/// the integer of its bits, which carries no derivative); in reverse mode,
+/// vector mode, run-time activity, regions inside regions, copies of memory
+/// and custom rules inside (their adjoints would not be added atomically).
+pub(crate) fn limits(plan: &crate::markers::MarkerCall, functions: &[Value]) -> Vec<crate::diag::Diagnostic> {
+    use crate::classify::{classify, Kind};
+    let fname = crate::names::display_name(&ir::name(plan.function));
+    let reverse = plan.mode == crate::request::Mode::Reverse;
+    let mut diags = Vec::new();
+    let mut report = |i: Value, message: String, help: &str| {
+        let mut d = crate::markers::at_call(plan.call, message).with_help(help);
+        if let Some(l) = ir::location(i) {
+            d = d.with_note(format!("at {l}"));
+        }
+        diags.push(d);
+    };
+    for i in functions.iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
+        if !is_region(i) {
+            continue;
+        }
+        let Some(task) = ir::called_function(i) else { continue };
+        if takes_float_bits(task) {
+            report(
+                i,
+                format!(
+                    "`{fname}` passes a floating-point value by value into an OpenMP parallel region (`firstprivate`)"
+                ),
+                "its derivative would be lost on the way: make the variable shared, or compute it inside the region",
+            );
+        }
+        if !reverse {
+            continue;
+        }
+        let unsupported = if plan.width > 1 {
+            Some("vector mode")
+        } else if plan.runtime_activity {
+            Some("run-time activity")
+        } else {
+            None
+        };
+        if let Some(what) = unsupported {
+            report(
+                i,
+                format!("`{fname}` runs an OpenMP parallel region: {what} is not supported there in reverse mode yet"),
+                "differentiate it at width 1 without run-time activity, or in forward mode",
+            );
+        }
+        for j in crate::called_from(task).iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
+            let what = match classify(j) {
+                _ if is_region(j) => Some("a parallel region inside a parallel region"),
+                Kind::MemCpy => Some("a copy of memory (`memcpy`/`memmove`)"),
+                Kind::Custom(_) => Some("a call of a function with a custom derivative"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                report(
+                    j,
+                    format!("`{fname}` has {what} in an OpenMP parallel region: not supported in reverse mode yet"),
+                    "move it out of the region, or use forward mode (__enzyme_fwddiff)",
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// Whether a microtask turns the bits of an integer parameter into a float.
+fn takes_float_bits(task: Value) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    let mut work: Vec<Value> = ir::params(task).into_iter().filter(|p| ir::is_int(ir::type_of(*p))).collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in ir::users(v) {
+            if !ir::is_instruction(u) {
+                continue;
+            }
+            match ir::opcode(u) {
+                LLVMBitCast if ir::is_float(ir::type_of(u)) => return true,
+                LLVMBitCast | LLVMTrunc | LLVMZExt | LLVMPHI | LLVMSelect => work.push(u),
+                // Kept in a slot and read back: whatever the slot is read as.
+                LLVMStore if ir::operand(u, 0) == v => {
+                    let slot = ir::operand(u, 1);
+                    if ir::users(slot)
+                        .into_iter()
+                        .any(|l| ir::is_instruction(l) && ir::opcode(l) == LLVMLoad && ir::is_float(ir::type_of(l)))
+                    {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// Barriers and critical sections: reversed in reverse mode (a barrier is
+/// a barrier again; a critical section's exit is its entry).
+pub(crate) fn is_synchronisation(call: Value) -> bool {
+    ir::called_function(call).is_some_and(|c| {
+        matches!(
+            ir::name(c).as_str(),
+            "__kmpc_barrier" | "__kmpc_critical" | "__kmpc_critical_with_hint" | "__kmpc_end_critical"
+        )
+    })
+}
+
+/// The reverse of synchronisation call `call`, given its operands' primal
+/// values: the same barrier, or the critical section entered at its exit
+/// and left at its entry (with the thread's own global id).
+pub(crate) fn reverse_synchronisation(e: &crate::emit::Emitter, call: Value, ops: &[Value]) {
+    let module = e.module;
+    let name = ir::called_function(call).map(ir::name).unwrap_or_default();
+    let loc = ops[0];
+    let gtid = e.call(omp_function(module, "__kmpc_global_thread_num"), &mut [loc]);
+    match name.as_str() {
+        "__kmpc_barrier" => {
+            e.call(omp_function(module, "__kmpc_barrier"), &mut [loc, gtid]);
+        }
+        "__kmpc_end_critical" => {
+            e.call(omp_function(module, "__kmpc_critical"), &mut [loc, gtid, ops[2]]);
+        }
+        _ => {
+            e.call(omp_function(module, "__kmpc_end_critical"), &mut [loc, gtid, ops[2]]);
+        }
+    }
+}
+
+/// `*p += d`, atomically (lane by lane for a vector).
+pub(crate) fn atomic_add(e: &crate::emit::Emitter, p: Value, d: Value) {
+    use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp};
+    let t = ir::type_of(d);
+    unsafe {
+        let one = |p: Value, v: Value| {
+            let rmw = LLVMBuildAtomicRMW(
+                e.b,
+                LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
+                p,
+                v,
+                LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                0,
+            );
+            let layout = llvm_sys::target::LLVMGetModuleDataLayout(e.module);
+            LLVMSetAlignment(rmw, llvm_sys::target::LLVMABIAlignmentOfType(layout, ir::type_of(v)));
+        };
+        if LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind {
+            let elem = LLVMGetElementType(t);
+            let i32t = LLVMInt32TypeInContext(e.ctx);
+            for k in 0..LLVMGetVectorSize(t) {
+                let v = LLVMBuildExtractElement(e.b, d, LLVMConstInt(i32t, u64::from(k), 0), c"".as_ptr());
+                let mut idx = [LLVMConstInt(i32t, u64::from(k), 0)];
+                let q = LLVMBuildGEP2(e.b, elem, p, idx.as_mut_ptr(), 1, c"".as_ptr());
+                one(q, v);
+            }
+        } else {
+            one(p, d);
+        }
+    }
+}
+
+/// An OpenMP runtime function the generated code calls, declared if needed.
+pub(crate) fn omp_function(module: LLVMModuleRef, name: &str) -> Value {
+    unsafe {
+        let cname = ir::cstring(name);
+        let f = LLVMGetNamedFunction(module, cname.as_ptr());
+        if !f.is_null() {
+            return f;
+        }
+        let ctx = LLVMGetModuleContext(module);
+        let (ptr, i32t, void) =
+            (LLVMPointerTypeInContext(ctx, 0), LLVMInt32TypeInContext(ctx), LLVMVoidTypeInContext(ctx));
+        let (ret, mut params): (_, Vec<_>) = match name {
+            "omp_get_thread_num" | "omp_get_num_threads" | "omp_get_max_threads" => (i32t, vec![]),
+            "__kmpc_global_thread_num" => (i32t, vec![ptr]),
+            "__kmpc_barrier" => (void, vec![ptr, i32t]),
+            "__kmpc_push_num_threads" => (void, vec![ptr, i32t, i32t]),
+            "__kmpc_critical" | "__kmpc_end_critical" => (void, vec![ptr, i32t, ptr]),
+            _ => unreachable!("only the OpenMP entries generated code calls"),
+        };
+        let ty = LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0);
+        LLVMAddFunction(module, cname.as_ptr(), ty)
+    }
+}
+
+/// The string attribute on a microtask's parameter that points to a slot of
+/// the forking function that nothing else can reach (see
+/// [`mark_private_parameters`]).
+const PRIVATE: &str = "enzyme_rs.region_private";
+
+/// Marks the microtask's parameters that point to a stack slot of the
+/// forking function whose address goes nowhere but into the fork (a shared
+/// scalar): inside the region that memory is reached only through the
+/// parameter, in every thread. Only when every use of the microtask is such
+/// a fork.
+fn mark_private_parameters(task: Value) {
+    let forks: Vec<Value> = ir::users(task);
+    let is_fork = |u: &Value| {
+        ir::is_instruction(*u)
+            && ir::opcode(*u) == llvm_sys::LLVMOpcode::LLVMCall
+            && ir::called_function(*u).is_some_and(|c| ir::name(c) == FORK)
+            && ir::operand(*u, 2) == task
+    };
+    if forks.is_empty() || !forks.iter().all(is_fork) {
+        return;
+    }
+    let n = ir::params(task).len() as u32;
+    for k in 2..n {
+        let private = forks.iter().all(|f| k + 1 < ir::call_arg_count(*f) && private_slot(ir::operand(*f, k + 1), *f));
+        if private {
+            unsafe {
+                let ctx = LLVMGetModuleContext(LLVMGetGlobalParent(task));
+                let a = LLVMCreateStringAttribute(ctx, PRIVATE.as_ptr().cast(), PRIVATE.len() as u32, c"".as_ptr(), 0);
+                LLVMAddAttributeAtIndex(task, k + 1, a);
+            }
+        }
+    }
+}
+
+/// A stack slot only loaded, stored into and handed once to `fork`.
+fn private_slot(a: Value, fork: Value) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    if !ir::is_instruction(a) || ir::opcode(a) != LLVMAlloca {
+        return false;
+    }
+    ir::users(a).into_iter().all(|u| match ir::opcode(u) {
+        LLVMLoad => true,
+        LLVMStore => ir::operand(u, 0) != a,
+        LLVMCall if u == fork => (0..ir::call_arg_count(u)).filter(|k| ir::operand(u, *k) == a).count() == 1,
+        LLVMCall => ir::called_function(u).is_some_and(|c| ir::name(c).starts_with("llvm.lifetime.")),
+        _ => false,
+    })
+}
+
+/// Whether parameter `p` of a microtask was marked private to the region.
+pub(crate) fn is_private_parameter(p: Value) -> bool {
+    unsafe {
+        let f = LLVMGetParamParent(p);
+        let k = ir::params(f).iter().position(|q| *q == p).expect("a parameter of its function") as u32;
+        !LLVMGetStringAttributeAtIndex(f, k + 1, PRIVATE.as_ptr().cast(), PRIVATE.len() as u32).is_null()
+    }
+}
