@@ -26,8 +26,10 @@ for o in -O0 -O2; do
   rc=$?
   report "OpenMP program [$o]: ${log:-}" $rc
 done
-refused "OpenMP reduction in differentiated code" "$build/openmp_region" "cannot differentiate OpenMP construct" \
+refused "OpenMP max reduction in reverse mode" "$build/openmp_region" "or a reduction other than a sum" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_region.c"
+refused "OpenMP critical section in reverse mode" "$build/openmp_critical_reverse" "a \`critical\` section" \
+  "$CC" -O2 -g -fopenmp "$here/parallel/openmp_critical_reverse.c"
 refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \
   "has a copy of memory (\`memcpy\`/\`memmove\`) in an OpenMP parallel region" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_reverse_copy.c"

@@ -150,6 +150,83 @@ pub(crate) fn outline_forks(module: LLVMModuleRef, f: Value) {
     }
 }
 
+/// In clone `f`, reductions (`reduction(+ : s)` and the others) combine the
+/// threads' private values in a critical section: `__kmpc_reduce[_nowait]`
+/// becomes `__kmpc_critical` answering 1 (combine here, not atomically),
+/// its end `__kmpc_end_critical` (and a barrier for the blocking form).
+/// The runtime's other ways (a tree of calls of the combining function on
+/// the private copies, atomics) would combine values without their
+/// derivatives; in a critical section both modes differentiate the
+/// combination like any code (a `max` sends its derivative to the winner).
+pub(crate) fn lower_reductions(module: LLVMModuleRef, f: Value) {
+    for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+        if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMCall {
+            continue;
+        }
+        let Some(callee) = ir::called_function(i) else { continue };
+        let name = ir::name(callee);
+        let (loc, gtid) = (|| ir::operand(i, 0), || ir::operand(i, 1));
+        match name.as_str() {
+            "__kmpc_reduce_nowait" | "__kmpc_reduce" if ir::call_arg_count(i) == 7 => {
+                let lock = ir::operand(i, 6);
+                let enter = call_before(i, omp_function(module, "__kmpc_critical"), &mut [loc(), gtid(), lock]);
+                if ir::strip_to_function(ir::operand(i, 5)).is_some_and(only_sums) {
+                    ir::set_flag(enter, SUMS);
+                }
+                unsafe {
+                    LLVMReplaceAllUsesWith(i, LLVMConstInt(ir::type_of(i), 1, 0));
+                    LLVMInstructionEraseFromParent(i);
+                }
+            }
+            "__kmpc_end_reduce_nowait" | "__kmpc_end_reduce" if ir::call_arg_count(i) == 3 => {
+                let lock = ir::operand(i, 2);
+                call_before(i, omp_function(module, "__kmpc_end_critical"), &mut [loc(), gtid(), lock]);
+                if name == "__kmpc_end_reduce" {
+                    call_before(i, omp_function(module, "__kmpc_barrier"), &mut [loc(), gtid()]);
+                }
+                unsafe { LLVMInstructionEraseFromParent(i) };
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Marks a critical section that a reduction of sums became: its reverse
+/// may run in any order (each thread's adjoint passes through the shared
+/// sum unchanged). Other critical sections are refused in reverse mode:
+/// their reverse would have to run in the reverse of the order the threads
+/// entered them.
+const SUMS: &str = "enzyme_rs.reduction_of_sums";
+
+/// Whether a reduction's combining function only adds floats.
+fn only_sums(combine: Value) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    let mut adds = false;
+    for i in ir::blocks(combine).into_iter().flat_map(ir::instructions) {
+        let t = ir::type_of(i);
+        match ir::opcode(i) {
+            LLVMFAdd => adds = true,
+            LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFCmp | LLVMFNeg => return false,
+            LLVMCall | LLVMSelect | LLVMPHI if ir::is_real(t) => return false,
+            LLVMCall if ir::called_function(i).is_none_or(|c| !ir::name(c).starts_with("llvm.lifetime.")) => {
+                return false
+            }
+            LLVMAtomicRMW | LLVMAtomicCmpXchg => return false,
+            _ => {}
+        }
+    }
+    adds
+}
+
+/// In reverse mode: a critical section (or a reduction other than a sum)
+/// in a region, which is refused (see [`SUMS`]).
+fn ordered_critical(i: Value) -> bool {
+    ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall
+        && ir::called_function(i)
+            .is_some_and(|c| matches!(ir::name(c).as_str(), "__kmpc_critical" | "__kmpc_critical_with_hint"))
+        && !ir::has_flag(i, SUMS)
+}
+
 /// After generation: every marked call in the module is a fork again, of
 /// the function it calls now (the microtask, or its derivative), with the
 /// arguments after the two thread ids.
@@ -250,6 +327,9 @@ pub(crate) fn limits(plan: &crate::markers::MarkerCall, functions: &[Value]) -> 
         for j in crate::called_from(task).iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
             let what = match classify(j) {
                 _ if is_region(j) => Some("a parallel region inside a parallel region"),
+                _ if ordered_critical(j) => {
+                    Some("a `critical` section, or a reduction other than a sum (`max`, `min`, `*`, ...),")
+                }
                 Kind::MemCpy => Some("a copy of memory (`memcpy`/`memmove`)"),
                 Kind::Custom(_) => Some("a call of a function with a custom derivative"),
                 _ => None,

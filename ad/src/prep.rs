@@ -93,6 +93,7 @@ impl Prep {
             // function, cloned and inlined like the others).
             // Parallel regions: their microtasks are called directly (see `parallel`).
             crate::parallel::outline_forks(module, c);
+            crate::parallel::lower_reductions(module, c);
             let original_of = &self.original_of;
             crate::dispatch::devirtualize(module, c, &|g| original_of.contains_key(&g));
             for b in ir::blocks(c) {

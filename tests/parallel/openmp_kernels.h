@@ -1,8 +1,8 @@
 /* The OpenMP kernels of openmp_forward.c and openmp_reverse.c: parallel
  * loops with static, dynamic and guided schedules, collapse, a stencil, an
  * inner loop with a call, a region with several loops and barriers,
- * `single`, `master`, `critical`, work split by thread number, and a
- * shared local scalar read by every iteration. */
+ * `single`, `master`, explicit barriers, work split by thread number, a
+ * shared local scalar read by every iteration, reductions and `critical`. */
 #include <math.h>
 #include <omp.h>
 
@@ -55,12 +55,45 @@ static void phases(const double *x, double *t, double *y, double *shared) {
     for (int i = 0; i < N; i++) y[i] = t[(i + 1) % N] - t[(i + N - 1) % N];
 #pragma omp master
     shared[1] = y[0] * 2;
-#pragma omp for
-    for (int i = 0; i < N; i++) {
-#pragma omp critical
-      shared[2] += x[i] * x[i];
-    }
+#pragma omp barrier
+#pragma omp single
+    shared[2] = shared[1] * x[2];
   }
+}
+
+/* Reductions: a sum (both modes), and a max and a product (forward mode;
+ * reverse mode refuses them). */
+static void sums(const double *x, double *out) {
+  double s = 0, q = 0;
+#pragma omp parallel for reduction(+ : s, q) schedule(dynamic, 5)
+  for (int i = 0; i < N; i++) {
+    s += x[i] * x[i];
+    q += sin(x[i]) * x[(i + 1) % N];
+  }
+  out[0] = s, out[1] = q;
+}
+
+static void extremes(const double *x, double *out) {
+  double m = -1e300, p = 1;
+#pragma omp parallel for reduction(max : m) reduction(* : p)
+  for (int i = 0; i < N; i++) {
+    m = fmax(m, sin(3 * x[i] + 0.001 * i)); /* no ties: one winner */
+    p *= 1 + 0.01 * x[i];
+  }
+  out[0] = m, out[1] = p;
+}
+
+/* A `critical` section (forward mode; refused in reverse mode, whose
+ * sections would have to run in the reverse of the threads' order). */
+static void critical_sum(const double *x, double *out) {
+  double s = 0;
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    double v = x[i] * x[i];
+#pragma omp critical
+    s += v;
+  }
+  out[0] = s;
 }
 
 /* Work split by hand with the thread number. */
