@@ -32,7 +32,8 @@ apt-install:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps target/enzyme-rs-plugin.so target/enzyme-rs-rules.bc target/enzyme-rs-rules-fortran.bc
+build: deps target/enzyme-rs-plugin.so target/enzyme-rs-rules.bc target/enzyme-rs-rules-fortran.bc \
+  target/enzyme-rs-rules-mpi.bc
 	$(CARGO) build --release --locked -p enzyme-wrappers -p cargo-enzyme
 
 # The clang plugin (Enzyme's attributes, registered functions kept out of
@@ -58,10 +59,17 @@ target/enzyme-rs-rules-fortran.bc: $(wildcard wrappers/rules/fortran/*.c) $(wild
 	mkdir -p target/rules
 	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm wrappers/rules/fortran/blas.c -o $@
 
+# MPI communication's derivatives, against MPICH's headers (a deps package):
+# linked only into programs that call MPI.
+target/enzyme-rs-rules-mpi.bc: $(wildcard wrappers/rules/mpi/*.c) | deps
+	mkdir -p target/rules
+	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm -I/usr/include/x86_64-linux-gnu/mpich wrappers/rules/mpi/mpi.c -o $@
+
 install: build
 	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme $(PREFIX)/lib/enzyme-rs
 	install -m 755 target/enzyme-rs-plugin.so $(PREFIX)/lib/enzyme-rs/
-	install -m 644 target/enzyme-rs-rules.bc target/enzyme-rs-rules-fortran.bc $(PREFIX)/lib/enzyme-rs/
+	install -m 644 target/enzyme-rs-rules.bc target/enzyme-rs-rules-fortran.bc target/enzyme-rs-rules-mpi.bc \
+	  $(PREFIX)/lib/enzyme-rs/
 	install -m 755 target/release/enzyme-cc target/release/enzyme-cxx target/release/enzyme-fortran \
 	  target/release/cargo-enzyme $(PREFIX)/bin/
 	ln -sf enzyme-cxx $(PREFIX)/bin/enzyme-c++

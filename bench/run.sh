@@ -16,7 +16,7 @@
 #      (bench/scaling.sh, 200 to 8000 statements), and a Rust edit's rebuild
 #      through cargo enzyme (bench/rust_relink.sh);
 #   6. vector mode: whole Jacobians by width (bench/vector.sh);
-#   7. OpenMP: a parallel stencil's derivatives at 1 and 2 threads
+#   7. OpenMP and MPI: parallel stencils' derivatives at 1 and 2 threads and ranks
 #      (bench/parallel.sh);
 # and writes bench/results/latest.md.
 # `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
@@ -210,7 +210,7 @@ scaling=$("$here/scaling.sh") || fail "build-time scaling"
 relink=$("$here/rust_relink.sh") || fail "Rust relink"
 # Vector mode: Jacobians by width.
 vector=$("$here/vector.sh") || fail "vector-mode Jacobians"
-# OpenMP: a parallel stencil's derivatives at 1 and 2 threads.
+# OpenMP and MPI: parallel stencils' derivatives at 1 and 2 threads and ranks.
 parallel=$("$here/parallel.sh") || fail "OpenMP derivatives"
 
 {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# OpenMP and MPI programs built and run through the drivers, and the clear
-# errors for differentiating across a parallel region or MPI communication.
+# OpenMP and MPI programs built and run through the drivers, their
+# derivatives (both modes, several threads and ranks), and the clear errors
+# for what is not differentiated yet.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${ENZYME_CC:-enzyme-cc}
@@ -87,8 +88,22 @@ if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
   MPICH_CC=$CC mpicc -O2 "$here/parallel/mpi.c" -o "$build/mpi" -lm && log=$(mpiexec -n 2 "$build/mpi")
   rc=$?
   report "MPI program [mpicc with MPICH_CC=enzyme-cc, mpiexec -n 2]: ${log:-}" $rc
-  MPICH_CC=$CC refused "MPI call in differentiated code" "$build/mpi_inside" "cannot differentiate MPI call" \
+  MPICH_CC=$CC refused "non-blocking MPI in differentiated code" "$build/mpi_inside" "cannot differentiate MPI call" \
     mpicc -O2 -g "$here/parallel/mpi_inside.c"
+  # Derivatives across MPI (and a hybrid MPI + OpenMP function), both modes.
+  for o in -O0 -O2; do
+    if ! log=$(MPICH_CC=$CC mpicc $o -fopenmp "$here/parallel/mpi_derivatives.c" -o "$build/mpi_derivatives$o" -lm 2>&1); then
+      echo "$log"
+      report "MPI derivatives [$o]: build failed" 1
+      continue
+    fi
+    for n in 1 2 3; do
+      log=$(OMP_NUM_THREADS=2 mpiexec -n $n "$build/mpi_derivatives$o" 2>&1)
+      rc=$?
+      [ $rc -ne 0 ] && echo "$log"
+      report "MPI derivatives [$o, mpiexec -n $n]: $(tail -n 1 <<<"$log")" $rc
+    done
+  done
 else
   report "MPI: mpicc/mpiexec not installed (apt-get install mpich libmpich-dev)" 1
 fi

@@ -174,6 +174,12 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "posix_memalign",
     "sysconf",
     "getpid",
+    // MPI's queries and barriers: no data moves (communication has rules,
+    // `wrappers/rules/mpi`).
+    "MPI_Comm_rank",
+    "MPI_Comm_size",
+    "MPI_Barrier",
+    "MPI_Initialized",
     // Random bytes for hash keys (Rust's `HashMap`), written to integer memory.
     "getrandom",
     "getentropy",
@@ -379,8 +385,9 @@ fn classify_call(call: Value) -> Kind {
         if name.starts_with("MPI_") || name.starts_with("PMPI_") {
             return unsupported(
                 format!("MPI call (`{name}`)"),
-                "differentiating across MPI communication is not supported yet; differentiate each rank's local \
-                 computation and communicate the results outside it",
+                "this MPI call has no derivative yet: MPI_Send, MPI_Recv, MPI_Bcast, MPI_Reduce and MPI_Allreduce \
+                 (sums of doubles), MPI_Comm_rank, MPI_Comm_size and MPI_Barrier are differentiated; use those, or \
+                 communicate outside the differentiated function",
             );
         }
         if name.starts_with("_FortranA") {

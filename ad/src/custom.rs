@@ -9,7 +9,8 @@
 //! - forward: `fwd(p₁, ṗ₁, …)`, every float and pointer parameter followed by
 //!   its tangent or shadow (integers alone); it returns `{R, R}` (primal,
 //!   tangent) or `R` (the tangent; the primal then comes from calling `f`)
-//!   for a float `R`, nothing for `void`;
+//!   for a float `R`, the primal for an integer `R` (a status code), nothing
+//!   for `void`;
 //! - reverse: `aug(p₁, …)`, every pointer followed by its shadow, returns
 //!   the primal result `R`, a tape, `{tape, R}`, or nothing; `rev(p₁, …,
 //!   [dR], [tape])`, pointers again followed by shadows, then the result's
@@ -144,6 +145,9 @@ pub(crate) fn forward_shape(f: Value) -> Result<ForwardShape, String> {
     let (r, fr) = (ir::return_type(f), ir::return_type(fwd));
     let pair = if ir::is_void(r) {
         false
+    } else if ir::is_int(r) && fr == r {
+        // An integer result (a status code): the primal, which the rule computes.
+        false
     } else if ir::is_float(r) && fr == r {
         false
     } else if ir::is_float(r) && is_pair_of(fr, r) {
@@ -154,6 +158,8 @@ pub(crate) fn forward_shape(f: Value) -> Result<ForwardShape, String> {
             ir::print_type(fr),
             if ir::is_float(r) {
                 format!("{{primal, tangent}} (`{{{0}, {0}}}`) or the tangent (`{0}`)", ir::print_type(r))
+            } else if ir::is_int(r) {
+                format!("`{}`: the primal result (integers have no tangents)", ir::print_type(r))
             } else {
                 "nothing: only float results have tangents to return".into()
             }

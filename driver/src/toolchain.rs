@@ -172,14 +172,21 @@ fn find_plugin() -> Option<PathBuf> {
 /// it: `wrappers/rules/fortran/*.c`), installed beside the plugin; those
 /// that are there.
 pub fn find_library_rules() -> Vec<PathBuf> {
-    [("ENZYME_LIBRARY_RULES", LIBRARY_RULES_FILE), ("ENZYME_FORTRAN_RULES", FORTRAN_RULES_FILE)]
-        .into_iter()
-        .filter_map(|(var, file)| find_installed(var, file))
-        .collect()
+    [
+        ("ENZYME_LIBRARY_RULES", LIBRARY_RULES_FILE),
+        ("ENZYME_FORTRAN_RULES", FORTRAN_RULES_FILE),
+        ("ENZYME_MPI_RULES", MPI_RULES_FILE),
+    ]
+    .into_iter()
+    .filter_map(|(var, file)| find_installed(var, file))
+    .collect()
 }
 
 /// The library rules' file name in `<prefix>/lib/enzyme-rs/`.
 pub const LIBRARY_RULES_FILE: &str = "enzyme-rs-rules.bc";
+
+/// The rules for MPI communication (MPICH's ABI), beside them.
+pub const MPI_RULES_FILE: &str = "enzyme-rs-rules-mpi.bc";
 
 /// The rules for Fortran BLAS as flang calls it, beside them.
 pub const FORTRAN_RULES_FILE: &str = "enzyme-rs-rules-fortran.bc";

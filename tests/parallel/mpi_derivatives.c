@@ -1,0 +1,124 @@
+/* Derivatives across MPI communication, both modes: a parameter broadcast
+ * from rank 0, a halo exchanged around a ring (MPI_Send/MPI_Recv, in
+ * either order by rank parity), an MPI_Allreduce and an MPI_Reduce of
+ * partial sums. The function's results summed over all ranks are
+ * differentiated: the gradient (reverse mode, every rank seeding 1) is
+ * checked against forward mode (<grad, v> = tangent in direction v, summed
+ * over ranks) and against a central difference of the whole parallel
+ * computation. A hybrid function adds an OpenMP parallel loop with a sum
+ * reduction before the MPI_Allreduce (built with -fopenmp). Run with
+ * mpiexec -n 1, 2 and 3. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+
+extern int enzyme_const, enzyme_dup;
+double __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+
+enum { N = 6 };
+
+static double model(double *x, double *p, int rank, int size) {
+  MPI_Bcast(p, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double left;
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  if (size == 1) {
+    left = x[N - 1];
+  } else if (rank % 2 == 0) {
+    MPI_Send(&x[N - 1], 1, MPI_DOUBLE, next, 7, MPI_COMM_WORLD);
+    MPI_Recv(&left, 1, MPI_DOUBLE, prev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(&left, 1, MPI_DOUBLE, prev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&x[N - 1], 1, MPI_DOUBLE, next, 7, MPI_COMM_WORLD);
+  }
+  double local = sin(left) * x[0] * p[1];
+  for (int i = 0; i < N; i++) local += x[i] * x[i] * p[0] + cos(x[i]);
+  double total, at_root = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Reduce(&local, &at_root, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  return total * p[1] + (rank == 0 ? 0.5 * at_root * at_root : 0);
+}
+
+/* MPI and OpenMP: each rank's threads sum, the ranks sum. */
+static double hybrid(const double *x, int n) {
+  double local = 0, total;
+#pragma omp parallel for reduction(+ : local)
+  for (int i = 0; i < n; i++) local += sin(x[i]) * x[(i + 1) % n];
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return total * total;
+}
+
+static int rank, size;
+static double X0[N], P0[2], VX[N], VP[2];
+
+/* The sum over ranks of model(x0 + s v). */
+static double global(double s) {
+  double x[N], p[2];
+  for (int i = 0; i < N; i++) x[i] = X0[i] + s * VX[i];
+  for (int i = 0; i < 2; i++) p[i] = P0[i] + s * VP[i];
+  double mine = model(x, p, rank, size), sum;
+  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return sum;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 0; i < N; i++) {
+    X0[i] = 0.3 * sin(1.0 + i + 7 * rank);
+    VX[i] = cos(0.5 * i + rank);
+  }
+  /* Only rank 0's parameter counts (it is broadcast): other ranks hold junk. */
+  P0[0] = rank == 0 ? 0.8 : 123, P0[1] = rank == 0 ? -0.4 : 456;
+  VP[0] = 0.3, VP[1] = -0.7;
+
+  /* Reverse mode. */
+  double x[N], dx[N] = {0}, p[2] = {P0[0], P0[1]}, dp[2] = {0, 0};
+  for (int i = 0; i < N; i++) x[i] = X0[i];
+  __enzyme_autodiff((void *)model, x, dx, p, dp, enzyme_const, rank, enzyme_const, size);
+  double dot = 0;
+  for (int i = 0; i < N; i++) dot += dx[i] * VX[i];
+  dot += dp[0] * VP[0] + dp[1] * VP[1];
+  double rev;
+  MPI_Allreduce(&dot, &rev, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+
+  /* Forward mode. */
+  double tx[N], tp[2] = {VP[0], VP[1]};
+  for (int i = 0; i < N; i++) x[i] = X0[i], tx[i] = VX[i];
+  p[0] = P0[0], p[1] = P0[1];
+  double t = __enzyme_fwddiff((void *)model, x, tx, p, tp, enzyme_const, rank, enzyme_const, size), fwd;
+  MPI_Allreduce(&t, &fwd, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+
+  double h = 1e-6, fd = (global(h) - global(-h)) / (2 * h);
+  int failures = 0;
+  if (!(fabs(rev - fwd) <= 1e-11 * (1 + fabs(fwd)))) failures++;
+  if (!(fabs(fwd - fd) <= 1e-6 * (1 + fabs(fd)))) failures++;
+
+  /* The hybrid function, both modes, against differences of the sum over ranks. */
+  enum { M = 64 };
+  double y[M], gy[M] = {0}, ty[M];
+  for (int i = 0; i < M; i++) y[i] = 0.1 * cos(i + 3.0 * rank), ty[i] = sin(2.0 * i);
+  __enzyme_autodiff((void *)hybrid, y, gy, enzyme_const, M);
+  double hdot = 0, hrev, hfwd;
+  for (int i = 0; i < M; i++) hdot += gy[i] * ty[i];
+  MPI_Allreduce(&hdot, &hrev, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double ht = __enzyme_fwddiff((void *)hybrid, y, ty, enzyme_const, M);
+  MPI_Allreduce(&ht, &hfwd, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double yp[M], ym[M];
+  for (int i = 0; i < M; i++) yp[i] = y[i] + h * ty[i], ym[i] = y[i] - h * ty[i];
+  double vp = hybrid(yp, M), vm = hybrid(ym, M), sp, sm;
+  MPI_Allreduce(&vp, &sp, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&vm, &sm, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double hfd = (sp - sm) / (2 * h);
+  int hybrid_failures = !(fabs(hrev - hfwd) <= 1e-10 * (1 + fabs(hfwd))) + !(fabs(hfwd - hfd) <= 1e-6 * (1 + fabs(hfd)));
+  failures += hybrid_failures;
+  if (rank == 0 && hybrid_failures)
+    printf("FAIL hybrid: reverse %.17g, forward %.17g, difference %.17g\n", hrev, hfwd, hfd);
+  if (rank == 0) {
+    if (failures) printf("FAIL reverse %.17g, forward %.17g, difference %.17g\n", rev, fwd, fd);
+    printf("mpi derivatives: %d ranks, reverse %.12g, forward %.12g, difference %.12g\n", size, rev, fwd, fd);
+  }
+  MPI_Finalize();
+  return failures != 0;
+}
