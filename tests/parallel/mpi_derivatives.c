@@ -5,7 +5,8 @@
  * differentiated: the gradient (reverse mode, every rank seeding 1) is
  * checked against forward mode (<grad, v> = tangent in direction v, summed
  * over ranks) and against a central difference of the whole parallel
- * computation. A hybrid function adds an OpenMP parallel loop with a sum
+ * computation; likewise MPI_Sendrecv, MPI_Allgather, MPI_Gather,
+ * MPI_Scatter and a max MPI_Allreduce. A hybrid function adds an OpenMP parallel loop with a sum
  * reduction before the MPI_Allreduce (built with -fopenmp). Run with
  * mpiexec -n 1, 2 and 3. */
 #include <math.h>
@@ -46,6 +47,27 @@ static double hybrid(const double *x, int n) {
   for (int i = 0; i < n; i++) local += sin(x[i]) * x[(i + 1) % n];
   MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return total * total;
+}
+
+/* The other collectives: a ring shift by MPI_Sendrecv, MPI_Allgather,
+ * MPI_Gather then MPI_Scatter through rank 0, and an MPI_Allreduce max
+ * (whose derivative belongs to the rank holding it). */
+static double collectives(double *x, int rank, int size) {
+  double shifted[N], all[64 * N], mx[N], back[N], gathered[64 * N];
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  MPI_Sendrecv(x, N, MPI_DOUBLE, next, 3, shifted, N, MPI_DOUBLE, prev, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Allgather(x, N, MPI_DOUBLE, all, N, MPI_DOUBLE, MPI_COMM_WORLD);
+  double sq[N];
+  for (int i = 0; i < N; i++) sq[i] = x[i] * x[i] + 0.01 * rank * i;
+  MPI_Allreduce(sq, mx, N, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Gather(sq, N, MPI_DOUBLE, gathered, N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    for (int k = 0; k < N * size; k++) gathered[k] = sin(gathered[k]);
+  MPI_Scatter(gathered, N, MPI_DOUBLE, back, N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double s = 0;
+  for (int i = 0; i < N; i++) s += shifted[i] * x[i] + mx[i] * back[i];
+  for (int k = 0; k < N * size; k++) s += cos(all[k]) * (rank + 1);
+  return s;
 }
 
 static int rank, size;
@@ -111,6 +133,29 @@ int main(int argc, char **argv) {
   MPI_Allreduce(&vp, &sp, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&vm, &sm, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   double hfd = (sp - sm) / (2 * h);
+  /* The other collectives, both modes, against differences of the sum over ranks. */
+  {
+    double c[N], gc[N] = {0}, tc[N];
+    for (int i = 0; i < N; i++) c[i] = X0[i], tc[i] = VX[i];
+    __enzyme_autodiff((void *)collectives, c, gc, enzyme_const, rank, enzyme_const, size);
+    double cd = 0, crev, cfwd;
+    for (int i = 0; i < N; i++) cd += gc[i] * VX[i];
+    MPI_Allreduce(&cd, &crev, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++) c[i] = X0[i];
+    double ct = __enzyme_fwddiff((void *)collectives, c, tc, enzyme_const, rank, enzyme_const, size);
+    MPI_Allreduce(&ct, &cfwd, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double cp[N], cm[N];
+    for (int i = 0; i < N; i++) cp[i] = X0[i] + h * VX[i], cm[i] = X0[i] - h * VX[i];
+    double vp2 = collectives(cp, rank, size), vm2 = collectives(cm, rank, size), sp2, sm2;
+    MPI_Allreduce(&vp2, &sp2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&vm2, &sm2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double cfd = (sp2 - sm2) / (2 * h);
+    int bad = !(fabs(crev - cfwd) <= 1e-10 * (1 + fabs(cfwd))) + !(fabs(cfwd - cfd) <= 1e-6 * (1 + fabs(cfd)));
+    failures += bad;
+    if (rank == 0)
+      printf("%scollectives: reverse %.12g, forward %.12g, difference %.12g\n", bad ? "FAIL " : "", crev, cfwd, cfd);
+  }
+
   int hybrid_failures = !(fabs(hrev - hfwd) <= 1e-10 * (1 + fabs(hfwd))) + !(fabs(hfwd - hfd) <= 1e-6 * (1 + fabs(hfd)));
   failures += hybrid_failures;
   if (rank == 0 && hybrid_failures)
