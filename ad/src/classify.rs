@@ -385,10 +385,10 @@ fn classify_call(call: Value) -> Kind {
         if name.starts_with("MPI_") || name.starts_with("PMPI_") {
             return unsupported(
                 format!("MPI call (`{name}`)"),
-                "this MPI call has no derivative yet (non-blocking calls come next): MPI_Send, MPI_Recv, \
-                 MPI_Sendrecv, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather, MPI_Allgather and MPI_Scatter of \
-                 doubles, MPI_Comm_rank, MPI_Comm_size and MPI_Barrier are differentiated; use those, or communicate \
-                 outside the differentiated function",
+                "this MPI call has no derivative yet: MPI_Send, MPI_Recv, MPI_Sendrecv, MPI_Isend, MPI_Irecv, \
+                 MPI_Wait, MPI_Waitall, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather, MPI_Allgather and \
+                 MPI_Scatter of doubles, MPI_Comm_rank, MPI_Comm_size and MPI_Barrier are differentiated; use those, \
+                 or communicate outside the differentiated function",
             );
         }
         if name.starts_with("_FortranA") {

@@ -6,7 +6,8 @@
  * checked against forward mode (<grad, v> = tangent in direction v, summed
  * over ranks) and against a central difference of the whole parallel
  * computation; likewise MPI_Sendrecv, MPI_Allgather, MPI_Gather,
- * MPI_Scatter and a max MPI_Allreduce. A hybrid function adds an OpenMP parallel loop with a sum
+ * MPI_Scatter and a max MPI_Allreduce, and non-blocking MPI_Isend and
+ * MPI_Irecv completed by MPI_Wait and MPI_Waitall. A hybrid function adds an OpenMP parallel loop with a sum
  * reduction before the MPI_Allreduce (built with -fopenmp). Run with
  * mpiexec -n 1, 2 and 3. */
 #include <math.h>
@@ -69,6 +70,47 @@ static double collectives(double *x, int rank, int size) {
   for (int k = 0; k < N * size; k++) s += cos(all[k]) * (rank + 1);
   return s;
 }
+
+/* Non-blocking halo exchange: MPI_Irecv/MPI_Isend completed by MPI_Waitall
+ * and by MPI_Wait. */
+static double nonblocking(double *x, int rank, int size) {
+  double left = 0, right = 0, y = 0;
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  MPI_Request r[4], q[2];
+  MPI_Irecv(&left, 1, MPI_DOUBLE, prev, 5, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(&right, 1, MPI_DOUBLE, next, 6, MPI_COMM_WORLD, &r[1]);
+  MPI_Isend(&x[N - 1], 1, MPI_DOUBLE, next, 5, MPI_COMM_WORLD, &r[2]);
+  MPI_Isend(&x[0], 1, MPI_DOUBLE, prev, 6, MPI_COMM_WORLD, &r[3]);
+  MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+  MPI_Irecv(&y, 1, MPI_DOUBLE, prev, 8, MPI_COMM_WORLD, &q[0]);
+  MPI_Isend(&x[1], 1, MPI_DOUBLE, next, 8, MPI_COMM_WORLD, &q[1]);
+  MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+  MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+  return left * x[0] * x[0] + sin(right) * x[N - 1] + y * y * x[2];
+}
+
+#define CHECK_OTHER(FN, NAME)                                                                                          \
+  do {                                                                                                               \
+    double c[N], gc[N] = {0}, tc[N];                                                                                   \
+    for (int i = 0; i < N; i++) c[i] = X0[i], tc[i] = VX[i];                                                           \
+    __enzyme_autodiff((void *)FN, c, gc, enzyme_const, rank, enzyme_const, size);                                      \
+    double cd = 0, crev, cfwd;                                                                                         \
+    for (int i = 0; i < N; i++) cd += gc[i] * VX[i];                                                                   \
+    MPI_Allreduce(&cd, &crev, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);                                                 \
+    for (int i = 0; i < N; i++) c[i] = X0[i];                                                                          \
+    double ct = __enzyme_fwddiff((void *)FN, c, tc, enzyme_const, rank, enzyme_const, size);                           \
+    MPI_Allreduce(&ct, &cfwd, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);                                                 \
+    double cp[N], cm[N];                                                                                               \
+    for (int i = 0; i < N; i++) cp[i] = X0[i] + h * VX[i], cm[i] = X0[i] - h * VX[i];                                  \
+    double vp2 = FN(cp, rank, size), vm2 = FN(cm, rank, size), sp2, sm2;                                               \
+    MPI_Allreduce(&vp2, &sp2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);                                                 \
+    MPI_Allreduce(&vm2, &sm2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);                                                 \
+    double cfd = (sp2 - sm2) / (2 * h);                                                                                \
+    int bad = !(fabs(crev - cfwd) <= 1e-10 * (1 + fabs(cfwd))) + !(fabs(cfwd - cfd) <= 1e-6 * (1 + fabs(cfd)));        \
+    failures += bad;                                                                                                   \
+    if (rank == 0)                                                                                                     \
+      printf("%s%s: reverse %.12g, forward %.12g, difference %.12g\n", bad ? "FAIL " : "", NAME, crev, cfwd, cfd);     \
+  } while (0)
 
 static int rank, size;
 static double X0[N], P0[2], VX[N], VP[2];
@@ -133,28 +175,10 @@ int main(int argc, char **argv) {
   MPI_Allreduce(&vp, &sp, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&vm, &sm, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   double hfd = (sp - sm) / (2 * h);
-  /* The other collectives, both modes, against differences of the sum over ranks. */
-  {
-    double c[N], gc[N] = {0}, tc[N];
-    for (int i = 0; i < N; i++) c[i] = X0[i], tc[i] = VX[i];
-    __enzyme_autodiff((void *)collectives, c, gc, enzyme_const, rank, enzyme_const, size);
-    double cd = 0, crev, cfwd;
-    for (int i = 0; i < N; i++) cd += gc[i] * VX[i];
-    MPI_Allreduce(&cd, &crev, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    for (int i = 0; i < N; i++) c[i] = X0[i];
-    double ct = __enzyme_fwddiff((void *)collectives, c, tc, enzyme_const, rank, enzyme_const, size);
-    MPI_Allreduce(&ct, &cfwd, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    double cp[N], cm[N];
-    for (int i = 0; i < N; i++) cp[i] = X0[i] + h * VX[i], cm[i] = X0[i] - h * VX[i];
-    double vp2 = collectives(cp, rank, size), vm2 = collectives(cm, rank, size), sp2, sm2;
-    MPI_Allreduce(&vp2, &sp2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&vm2, &sm2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    double cfd = (sp2 - sm2) / (2 * h);
-    int bad = !(fabs(crev - cfwd) <= 1e-10 * (1 + fabs(cfwd))) + !(fabs(cfwd - cfd) <= 1e-6 * (1 + fabs(cfd)));
-    failures += bad;
-    if (rank == 0)
-      printf("%scollectives: reverse %.12g, forward %.12g, difference %.12g\n", bad ? "FAIL " : "", crev, cfwd, cfd);
-  }
+  /* The other collectives and non-blocking calls, both modes, against
+     differences of the sum over ranks. */
+  CHECK_OTHER(collectives, "collectives");
+  CHECK_OTHER(nonblocking, "non-blocking");
 
   int hybrid_failures = !(fabs(hrev - hfwd) <= 1e-10 * (1 + fabs(hfwd))) + !(fabs(hfwd - hfd) <= 1e-6 * (1 + fabs(hfd)));
   failures += hybrid_failures;

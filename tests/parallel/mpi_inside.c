@@ -1,14 +1,14 @@
-/* Differentiating non-blocking communication (not done yet): refused. */
+/* Differentiating an MPI call without a derivative rule yet: refused. */
 #include <mpi.h>
 double __enzyme_autodiff(void *, ...);
 
 static double exchange(double x) {
-  double y = 0;
-  MPI_Request r[2];
-  MPI_Isend(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &r[0]);
-  MPI_Irecv(&y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &r[1]);
-  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-  return y * x;
+  double in[64], out[64];
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int k = 0; k < size && k < 64; k++) out[k] = x * k;
+  MPI_Alltoall(out, 1, MPI_DOUBLE, in, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  return in[0] * x;
 }
 
 int main(int argc, char **argv) {

@@ -39,12 +39,24 @@ static double *scratch(int n) {
   return t;
 }
 
+/* A buffer without a shadow (constant here) still takes part in the
+ * tangent's communication, which the other ranks expect: as zeros. */
+static double *or_zeros(const void *shadow, int n, double **owned) {
+  *owned = NULL;
+  if (shadow)
+    return (double *)shadow;
+  *owned = scratch(n);
+  memset(*owned, 0, (n > 0 ? n : 1) * sizeof(double));
+  return *owned;
+}
+
 /* ---- MPI_Send: reverse receives the adjoint from the destination ---- */
 static int send_fwd(const void *buf, const void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   doubles_only(dt, "MPI_Send");
   int r = MPI_Send(buf, n, dt, dest, tag, comm);
-  if (dbuf)
-    MPI_Send(dbuf, n, dt, dest, tag, comm);
+  double *owned, *t = or_zeros(dbuf, n, &owned);
+  MPI_Send(t, n, dt, dest, tag, comm);
+  free(owned);
   return r;
 }
 static int send_aug(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
@@ -77,8 +89,9 @@ static int recv_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, i
   int r = MPI_Recv(buf, n, dt, source, tag, comm, &st);
   if (status != MPI_STATUS_IGNORE)
     *status = st;
-  if (dbuf)
-    MPI_Recv(dbuf, n, dt, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE);
+  double *owned, *t = or_zeros(dbuf, n, &owned);
+  MPI_Recv(t, n, dt, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE);
+  free(owned);
   return r;
 }
 static aug_int recv_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
@@ -146,8 +159,12 @@ static int allreduce_fwd(const void *send, const void *dsend, void *recv, void *
   supported_op(op);
   if (op == MPI_SUM) {
     int r = MPI_Allreduce(send, recv, n, dt, op, comm);
-    if (drecv)
-      MPI_Allreduce(send == MPI_IN_PLACE ? MPI_IN_PLACE : dsend, drecv, n, dt, op, comm);
+    double *owned_in, *owned_out, *out = or_zeros(drecv, n, &owned_out);
+    const double *in = send == MPI_IN_PLACE ? MPI_IN_PLACE : or_zeros(dsend, n, &owned_in);
+    MPI_Allreduce(in, out, n, dt, op, comm);
+    if (send != MPI_IN_PLACE)
+      free(owned_in);
+    free(owned_out);
     return r;
   }
   int rank, *owner = malloc((n > 0 ? n : 1) * sizeof(int));
@@ -212,8 +229,9 @@ REGISTER void *__enzyme_register_gradient_MPI_Allreduce[3] = {(void *)MPI_Allred
 static int bcast_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int root, MPI_Comm comm) {
   doubles_only(dt, "MPI_Bcast");
   int r = MPI_Bcast(buf, n, dt, root, comm);
-  if (dbuf)
-    MPI_Bcast(dbuf, n, dt, root, comm);
+  double *owned, *t = or_zeros(dbuf, n, &owned);
+  MPI_Bcast(t, n, dt, root, comm);
+  free(owned);
   return r;
 }
 static int bcast_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int root, MPI_Comm comm) {
@@ -250,8 +268,14 @@ static int reduce_fwd(const void *send, const void *dsend, void *recv, void *dre
   require(op == MPI_SUM, "derivatives of MPI_Reduce support MPI_SUM only");
   require(send != MPI_IN_PLACE, "derivatives of MPI_Reduce do not support MPI_IN_PLACE yet");
   int r = MPI_Reduce(send, recv, n, dt, op, root, comm);
-  if (dsend)
-    MPI_Reduce(dsend, drecv, n, dt, op, root, comm);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  double *owned_in, *owned_out = NULL, *in = or_zeros(dsend, n, &owned_in), *out = drecv;
+  if (!out && rank == root)
+    out = or_zeros(NULL, n, &owned_out);
+  MPI_Reduce(in, out, n, dt, op, root, comm);
+  free(owned_in);
+  free(owned_out);
   return r;
 }
 static int reduce_aug(const void *send, void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt, MPI_Op op,
@@ -498,3 +522,200 @@ static void scatter_rev(const void *send, void *dsend, int sc, MPI_Datatype st, 
 REGISTER void *__enzyme_register_derivative_MPI_Scatter[2] = {(void *)MPI_Scatter, (void *)scatter_fwd};
 REGISTER void *__enzyme_register_gradient_MPI_Scatter[3] = {(void *)MPI_Scatter, (void *)scatter_aug,
                                                            (void *)scatter_rev};
+
+/* ---- Non-blocking point to point: MPI_Isend, MPI_Irecv, MPI_Wait, MPI_Waitall.
+ * Forward mode: the tangent travels in a second message whose request is
+ * kept in the shadow of the request. Reverse mode: the shadow of the request
+ * holds the number of a record of the operation; the reverse of its wait
+ * starts the adjoint's message the other way, and the reverse of the
+ * operation itself waits for it (and adds what came back). ---- */
+typedef struct {
+  int sending; /* an Isend (its adjoint comes back) or an Irecv (its adjoint goes back) */
+  double *shadow;
+  int n, peer, tag;
+  MPI_Comm comm;
+  double *adjoint;
+  MPI_Request pending;
+} operation;
+
+static operation **operations;
+static int operation_count, operation_cap;
+
+/* A record's number, from 1 (0: none). */
+static int record(operation *op) {
+  for (int k = 0; k < operation_count; k++)
+    if (!operations[k]) {
+      operations[k] = op;
+      return k + 1;
+    }
+  if (operation_count == operation_cap) {
+    operation_cap = operation_cap ? 2 * operation_cap : 64;
+    operations = realloc(operations, operation_cap * sizeof(operation *));
+    require(operations != NULL, "out of memory in an MPI derivative");
+  }
+  operations[operation_count++] = op;
+  return operation_count;
+}
+
+static operation *recorded(int number) {
+  require(number > 0 && number <= operation_count && operations[number - 1],
+          "a request waited for in differentiated code was not started by a differentiated MPI_Isend or MPI_Irecv");
+  return operations[number - 1];
+}
+
+static void forget(int number) { operations[number - 1] = NULL; }
+
+static int isend_fwd(const void *buf, const void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *req, MPI_Request *dreq) {
+  doubles_only(dt, "MPI_Isend");
+  require(dbuf != NULL && dreq != NULL, "MPI_Isend in differentiated code needs shadows of its buffer and request");
+  int r = MPI_Isend(buf, n, dt, dest, tag, comm, req);
+  MPI_Isend(dbuf, n, dt, dest, tag, comm, dreq);
+  return r;
+}
+static int irecv_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                     MPI_Request *req, MPI_Request *dreq) {
+  doubles_only(dt, "MPI_Irecv");
+  require(dbuf != NULL && dreq != NULL, "MPI_Irecv in differentiated code needs shadows of its buffer and request");
+  require(source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG,
+          "MPI_Irecv from any source or with any tag is not differentiated in forward mode yet");
+  int r = MPI_Irecv(buf, n, dt, source, tag, comm, req);
+  MPI_Irecv(dbuf, n, dt, source, tag, comm, dreq);
+  return r;
+}
+static int wait_fwd(MPI_Request *req, MPI_Request *dreq, MPI_Status *status, MPI_Status *dstatus) {
+  (void)dstatus;
+  int r = MPI_Wait(req, status);
+  if (dreq)
+    MPI_Wait(dreq, MPI_STATUS_IGNORE);
+  return r;
+}
+static int waitall_fwd(int count, MPI_Request *reqs, MPI_Request *dreqs, MPI_Status *statuses,
+                       MPI_Status *dstatuses) {
+  (void)dstatuses;
+  int r = MPI_Waitall(count, reqs, statuses);
+  if (dreqs)
+    MPI_Waitall(count, dreqs, MPI_STATUSES_IGNORE);
+  return r;
+}
+
+static aug_int isend_aug(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *req, MPI_Request *dreq) {
+  doubles_only(dt, "MPI_Isend");
+  require(dreq != NULL, "MPI_Isend in differentiated code needs a shadow of its request");
+  int r = MPI_Isend(buf, n, dt, dest, tag, comm, req);
+  operation *op = malloc(sizeof *op);
+  require(op != NULL, "out of memory in an MPI derivative");
+  *op = (operation){1, dbuf, n, dest, tag, comm, NULL, MPI_REQUEST_NULL};
+  int number = record(op);
+  *dreq = number;
+  return (aug_int){(void *)(long)number, r};
+}
+static aug_int irecv_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                         MPI_Request *req, MPI_Request *dreq) {
+  doubles_only(dt, "MPI_Irecv");
+  require(dreq != NULL, "MPI_Irecv in differentiated code needs a shadow of its request");
+  int r = MPI_Irecv(buf, n, dt, source, tag, comm, req);
+  operation *op = malloc(sizeof *op);
+  require(op != NULL, "out of memory in an MPI derivative");
+  *op = (operation){0, dbuf, n, source, tag, comm, NULL, MPI_REQUEST_NULL};
+  int number = record(op);
+  *dreq = number;
+  return (aug_int){(void *)(long)number, r};
+}
+
+/* After the wait: an Irecv's actual source and tag. */
+static void completed(int number, const MPI_Status *st) {
+  operation *op = recorded(number);
+  if (!op->sending)
+    op->peer = st->MPI_SOURCE, op->tag = st->MPI_TAG;
+}
+
+static aug_int wait_aug(MPI_Request *req, MPI_Request *dreq, MPI_Status *status, MPI_Status *dstatus) {
+  (void)dstatus;
+  require(dreq != NULL, "MPI_Wait in differentiated code needs a shadow of its request");
+  MPI_Status st;
+  int number = *dreq;
+  int r = MPI_Wait(req, &st);
+  if (status != MPI_STATUS_IGNORE)
+    *status = st;
+  completed(number, &st);
+  return (aug_int){(void *)(long)number, r};
+}
+static aug_int waitall_aug(int count, MPI_Request *reqs, MPI_Request *dreqs, MPI_Status *statuses,
+                           MPI_Status *dstatuses) {
+  (void)dstatuses;
+  require(dreqs != NULL, "MPI_Waitall in differentiated code needs a shadow of its requests");
+  MPI_Status *st = malloc((count > 0 ? count : 1) * sizeof(MPI_Status));
+  int *numbers = malloc((count > 0 ? count : 1) * sizeof(int) + sizeof(int));
+  require(st != NULL && numbers != NULL, "out of memory in an MPI derivative");
+  numbers[0] = count;
+  for (int k = 0; k < count; k++) numbers[k + 1] = dreqs[k];
+  int r = MPI_Waitall(count, reqs, st);
+  for (int k = 0; k < count; k++) {
+    completed(numbers[k + 1], &st[k]);
+    if (statuses != MPI_STATUSES_IGNORE)
+      statuses[k] = st[k];
+  }
+  free(st);
+  return (aug_int){numbers, r};
+}
+
+/* The reverse of a wait: the adjoint's message starts, the other way. */
+static void start_adjoint(int number) {
+  operation *op = recorded(number);
+  op->adjoint = scratch(op->n);
+  if (op->sending) {
+    MPI_Irecv(op->adjoint, op->n, MPI_DOUBLE, op->peer, op->tag, op->comm, &op->pending);
+  } else {
+    if (op->shadow) {
+      memcpy(op->adjoint, op->shadow, op->n * sizeof(double));
+      /* The received values overwrote the buffer: what it held had no effect. */
+      memset(op->shadow, 0, op->n * sizeof(double));
+    } else {
+      memset(op->adjoint, 0, op->n * sizeof(double));
+    }
+    MPI_Isend(op->adjoint, op->n, MPI_DOUBLE, op->peer, op->tag, op->comm, &op->pending);
+  }
+}
+static void wait_rev(MPI_Request *req, MPI_Request *dreq, MPI_Status *status, MPI_Status *dstatus, void *tape) {
+  (void)req, (void)dreq, (void)status, (void)dstatus;
+  start_adjoint((int)(long)tape);
+}
+static void waitall_rev(int count, MPI_Request *reqs, MPI_Request *dreqs, MPI_Status *statuses,
+                        MPI_Status *dstatuses, void *tape) {
+  (void)count, (void)reqs, (void)dreqs, (void)statuses, (void)dstatuses;
+  int *numbers = tape;
+  for (int k = 0; k < numbers[0]; k++) start_adjoint(numbers[k + 1]);
+  free(numbers);
+}
+/* The reverse of the operation: its adjoint's message completes. */
+static void finish_adjoint(int number) {
+  operation *op = recorded(number);
+  require(op->adjoint != NULL, "an MPI_Isend or MPI_Irecv in differentiated code was never waited for");
+  MPI_Wait(&op->pending, MPI_STATUS_IGNORE);
+  if (op->sending && op->shadow)
+    add_into(op->shadow, op->adjoint, op->n);
+  free(op->adjoint);
+  free(op);
+  forget(number);
+}
+static void isend_rev(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req, MPI_Request *dreq, void *tape) {
+  (void)buf, (void)dbuf, (void)n, (void)dt, (void)dest, (void)tag, (void)comm, (void)req, (void)dreq;
+  finish_adjoint((int)(long)tape);
+}
+static void irecv_rev(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                      MPI_Request *req, MPI_Request *dreq, void *tape) {
+  (void)buf, (void)dbuf, (void)n, (void)dt, (void)source, (void)tag, (void)comm, (void)req, (void)dreq;
+  finish_adjoint((int)(long)tape);
+}
+REGISTER void *__enzyme_register_derivative_MPI_Isend[2] = {(void *)MPI_Isend, (void *)isend_fwd};
+REGISTER void *__enzyme_register_gradient_MPI_Isend[3] = {(void *)MPI_Isend, (void *)isend_aug, (void *)isend_rev};
+REGISTER void *__enzyme_register_derivative_MPI_Irecv[2] = {(void *)MPI_Irecv, (void *)irecv_fwd};
+REGISTER void *__enzyme_register_gradient_MPI_Irecv[3] = {(void *)MPI_Irecv, (void *)irecv_aug, (void *)irecv_rev};
+REGISTER void *__enzyme_register_derivative_MPI_Wait[2] = {(void *)MPI_Wait, (void *)wait_fwd};
+REGISTER void *__enzyme_register_gradient_MPI_Wait[3] = {(void *)MPI_Wait, (void *)wait_aug, (void *)wait_rev};
+REGISTER void *__enzyme_register_derivative_MPI_Waitall[2] = {(void *)MPI_Waitall, (void *)waitall_fwd};
+REGISTER void *__enzyme_register_gradient_MPI_Waitall[3] = {(void *)MPI_Waitall, (void *)waitall_aug,
+                                                           (void *)waitall_rev};
