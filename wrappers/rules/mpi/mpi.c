@@ -599,29 +599,28 @@ static int waitall_fwd(int count, MPI_Request *reqs, MPI_Request *dreqs, MPI_Sta
   return r;
 }
 
+/* The record of an Isend or Irecv whose request is `*dreq`: its number goes
+ * into the request's shadow (and the tape). */
+static void *remember(int sending, void *dbuf, int n, int peer, int tag, MPI_Comm comm, MPI_Request *dreq) {
+  require(dreq != NULL, "MPI_Isend and MPI_Irecv in differentiated code need a shadow of their request");
+  operation *op = malloc(sizeof *op);
+  require(op != NULL, "out of memory in an MPI derivative");
+  *op = (operation){sending, dbuf, n, peer, tag, comm, NULL, MPI_REQUEST_NULL};
+  int number = record(op);
+  *dreq = number;
+  return (void *)(long)number;
+}
 static aug_int isend_aug(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                          MPI_Request *req, MPI_Request *dreq) {
   doubles_only(dt, "MPI_Isend");
-  require(dreq != NULL, "MPI_Isend in differentiated code needs a shadow of its request");
   int r = MPI_Isend(buf, n, dt, dest, tag, comm, req);
-  operation *op = malloc(sizeof *op);
-  require(op != NULL, "out of memory in an MPI derivative");
-  *op = (operation){1, dbuf, n, dest, tag, comm, NULL, MPI_REQUEST_NULL};
-  int number = record(op);
-  *dreq = number;
-  return (aug_int){(void *)(long)number, r};
+  return (aug_int){remember(1, dbuf, n, dest, tag, comm, dreq), r};
 }
 static aug_int irecv_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                          MPI_Request *req, MPI_Request *dreq) {
   doubles_only(dt, "MPI_Irecv");
-  require(dreq != NULL, "MPI_Irecv in differentiated code needs a shadow of its request");
   int r = MPI_Irecv(buf, n, dt, source, tag, comm, req);
-  operation *op = malloc(sizeof *op);
-  require(op != NULL, "out of memory in an MPI derivative");
-  *op = (operation){0, dbuf, n, source, tag, comm, NULL, MPI_REQUEST_NULL};
-  int number = record(op);
-  *dreq = number;
-  return (aug_int){(void *)(long)number, r};
+  return (aug_int){remember(0, dbuf, n, source, tag, comm, dreq), r};
 }
 
 /* After the wait: an Irecv's actual source and tag. */
