@@ -37,6 +37,15 @@ refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \
 refused "OpenMP firstprivate double" "$build/openmp_firstprivate" "passes a floating-point value by value into an OpenMP parallel region" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_firstprivate.c"
 
+# -v says how each region's adjoints are accumulated.
+log=$("$CC" -v -O2 -fopenmp "$here/parallel/openmp_reverse.c" -o "$build/openmp_reverse_v" -lm 2>&1)
+if grep -q "OpenMP region \`shared_scalar.omp_outlined\`, reverse mode: .* 1 shared scalar(s) summed per thread" <<<"$log"; then
+  report "OpenMP reverse mode: -v reports the accumulation" 0
+else
+  echo "$log" | grep -i "differentiated" | head
+  report "OpenMP reverse mode: -v reports the accumulation" 1
+fi
+
 # Reverse mode through parallel regions: against forward mode and
 # differences, and across 1, 2 and 4 threads inside the program.
 for o in -O0 -O2; do

@@ -57,6 +57,8 @@ pub(crate) struct Generator {
     /// Whether to describe the analysis of each derivative in `reports`.
     pub report_activity: bool,
     pub reports: Vec<String>,
+    /// Lines for the `-v` summary from the code generating derivatives.
+    pub notes: Vec<String>,
     pub(crate) made: HashMap<Request, Value>,
     pub(crate) pending: Vec<(Request, Value)>,
     /// Whether split derivatives (coroutines, to be lowered) were made.
@@ -74,6 +76,7 @@ impl Generator {
             prep: Prep::default(),
             report_activity: false,
             reports: Vec::new(),
+            notes: Vec::new(),
             made: HashMap::new(),
             pending: Vec::new(),
             made_coroutines: false,
@@ -302,5 +305,9 @@ impl Derivatives for Generator {
 
     fn shadow_globals(&self) -> ShadowGlobals {
         self.shadow_globals.clone()
+    }
+
+    fn note(&mut self, line: String) {
+        self.notes.push(line);
     }
 }

@@ -371,6 +371,7 @@ fn differentiate_round(
     }
     gen.run();
     summary.activity.append(&mut gen.reports);
+    summary.calls.append(&mut gen.notes);
     let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
     for (plan, d) in plans.iter().zip(targets) {
         match (plan.split, d) {

@@ -146,4 +146,6 @@ pub(crate) trait Derivatives {
     fn original(&self, v: Value) -> Value;
     /// Shadow globals made so far (shared by every derivative).
     fn shadow_globals(&self) -> ShadowGlobals;
+    /// Records a line for the `-v` summary (how a derivative was built).
+    fn note(&mut self, line: String);
 }

@@ -99,6 +99,8 @@ pub(crate) struct Reverse<'g> {
     pub(super) private_sums: Vec<(Value, ir::Type, Value)>,
     /// In a region: the parameters something writes through, found on first use.
     pub(super) written_parameters: Option<std::collections::HashSet<Value>>,
+    /// In a region: how many loads' adjoints are added atomically.
+    pub(super) atomic_adds: usize,
     /// Every lane's shadows and adjoints; the current lane's entry holds
     /// placeholders while its maps are in `sh`, `adj` and `local_adj`.
     lanes: Vec<Lane>,
@@ -210,6 +212,7 @@ impl<'g> Reverse<'g> {
             region_calls: HashMap::new(),
             private_sums: Vec::new(),
             written_parameters: None,
+            atomic_adds: 0,
             lanes,
             lane: 0,
         };
@@ -268,6 +271,16 @@ impl<'g> Reverse<'g> {
         r.record_loop_entries();
         r.reverse_sweep(f, d);
         r.tangent_sweep(f, dup);
+        if r.atomic {
+            let name = crate::names::display_name(&ir::name(r.g.original(f)));
+            let line = format!(
+                "OpenMP region `{name}`, reverse mode: the adjoints of {} load(s) of shared memory added atomically, \
+                 of {} shared scalar(s) summed per thread and added once",
+                r.atomic_adds,
+                r.private_sums.len()
+            );
+            r.g.note(line);
+        }
         r.finish_tapes();
         if let Some(s) = r.split {
             r.e.at_end(s.release);
@@ -808,6 +821,7 @@ impl<'g> Reverse<'g> {
                         None => {
                             let sp = self.shadow(p);
                             crate::parallel::atomic_add(&self.e, sp, d);
+                            self.atomic_adds += 1;
                         }
                     }
                 } else if self.mem.status(p) == PtrStatus::Shadowed {
