@@ -69,9 +69,12 @@ pub(crate) fn classify(i: Value) -> Kind {
         LLVMGetElementPtr => Kind::Gep,
         LLVMAlloca => Kind::Alloca,
         LLVMFence => Kind::Inactive,
-        LLVMAtomicCmpXchg | LLVMAtomicRMW => {
-            unsupported(format!("atomic memory operation (`{}`)", opcode_name(op)), "atomics are not supported yet")
-        }
+        LLVMAtomicRMW if is_atomic_float_add(i) => Kind::AtomicAdd,
+        LLVMAtomicCmpXchg | LLVMAtomicRMW => unsupported(
+            format!("atomic memory operation (`{}`)", opcode_name(op)),
+            "of atomics, only floating-point `atomicrmw fadd`/`fsub` whose old value is unused are differentiated \
+             (`#pragma omp atomic` of `x += v`)",
+        ),
         LLVMVAArg => unsupported("`va_arg`", "variadic functions are not supported yet"),
         LLVMAddrSpaceCast => Kind::PtrCast,
         LLVMTrunc | LLVMZExt | LLVMSExt | LLVMPtrToInt | LLVMPtrToAddr | LLVMIntToPtr => Kind::Inactive,
@@ -589,6 +592,15 @@ fn truncate(mut s: String) -> String {
         s.push_str(" …");
     }
     s
+}
+
+/// `atomicrmw fadd`/`fsub` of a float whose old value nothing uses.
+fn is_atomic_float_add(i: Value) -> bool {
+    use llvm_sys::LLVMAtomicRMWBinOp::*;
+    let op = unsafe { llvm_sys::core::LLVMGetAtomicRMWBinOp(i) };
+    matches!(op, LLVMAtomicRMWBinOpFAdd | LLVMAtomicRMWBinOpFSub)
+        && ir::is_float(ir::type_of(i))
+        && unsafe { llvm_sys::core::LLVMGetFirstUse(i).is_null() }
 }
 
 /// The IR spelling of an opcode, as in `.ll` files.

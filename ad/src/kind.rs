@@ -35,6 +35,10 @@ pub(crate) enum Kind {
     Load,
     /// `store`.
     Store,
+    /// `atomicrmw fadd`/`fsub` of a float whose old value is unused (what
+    /// `#pragma omp atomic` makes of `x += v`): the tangent is added
+    /// atomically too; the adjoint of `v` is read from the shadow.
+    AtomicAdd,
     /// `getelementptr`: the shadow is the same address arithmetic on the shadow.
     Gep,
     /// A fixed-size `alloca`: it gets a zeroed shadow slot.

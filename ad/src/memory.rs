@@ -329,6 +329,23 @@ fn analyze_once(
                         );
                     }
                 }
+                Kind::AtomicAdd => {
+                    let (p, v) = (ops[0], ops[1]);
+                    match m.status(p) {
+                        PtrStatus::Shadowed => {}
+                        PtrStatus::Constant if !m.varied.contains(&v) || into_inactive_global(p) => {}
+                        PtrStatus::Constant => m.problem(
+                            i,
+                            "atomic addition of a differentiated value into memory that has no shadow".into(),
+                            DUP_HELP,
+                        ),
+                        PtrStatus::Unknown(why) => m.problem(
+                            i,
+                            format!("atomic addition of a floating-point value through a pointer that {why}"),
+                            "the engine cannot tell whether this memory carries derivatives",
+                        ),
+                    }
+                }
                 Kind::Store => {
                     let (v, p) = (ops[0], ops[1]);
                     let vt = ir::type_of(v);
@@ -791,6 +808,7 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
         for i in ir::instructions(*b) {
             let dst = match kind_of(i) {
                 Kind::Store => ir::operand(i, 1),
+                Kind::AtomicAdd => ir::operand(i, 0),
                 Kind::MemSet | Kind::MemCpy | Kind::Free => ir::operand(i, 0),
                 Kind::LibCall | Kind::Call(_) | Kind::Custom(_) => return false,
                 // `frexp` writes its exponent through a pointer.

@@ -653,6 +653,21 @@ impl<'g> Reverse<'g> {
                 }
                 return;
             }
+            Kind::AtomicAdd => {
+                // `*p += v` (or `-=`): v's adjoint is what accumulated at p,
+                // which stays there for what p held before.
+                let (p, v) = (ir::operand(i, 0), ir::operand(i, 1));
+                if self.mem.status(p) == PtrStatus::Shadowed && carries_adjoint(v) {
+                    let sp = self.shadow(p);
+                    let t = ir::type_of(v);
+                    let mut dv = self.e.load(t, sp);
+                    if unsafe { LLVMGetAtomicRMWBinOp(i) } == llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub {
+                        dv = self.e.fneg(dv);
+                    }
+                    self.accumulate(v, dv);
+                }
+                return;
+            }
             Kind::MemCpy => {
                 let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
                 match (self.mem.status(dst), self.mem.status(src)) {
@@ -841,6 +856,7 @@ impl<'g> Reverse<'g> {
             | Kind::Phi
             | Kind::Return
             | Kind::Store
+            | Kind::AtomicAdd
             | Kind::Gep
             | Kind::Alloca
             | Kind::PtrCast

@@ -75,6 +75,22 @@ pub(crate) trait Tangents {
                 };
                 self.emitter().store_like(value, self.shadows().of(p), i);
             }
+            Kind::AtomicAdd if shadowed(ir::operand(i, 0)) => {
+                // The tangent goes into the shadow the same way, atomically.
+                let (p, v) = (ir::operand(i, 0), ir::operand(i, 1));
+                let dv = self.tangent(v);
+                unsafe {
+                    let rmw = LLVMBuildAtomicRMW(
+                        self.emitter().b,
+                        LLVMGetAtomicRMWBinOp(i),
+                        self.shadows().of(p),
+                        dv,
+                        LLVMGetOrdering(i),
+                        LLVMIsAtomicSingleThread(i),
+                    );
+                    LLVMSetAlignment(rmw, LLVMGetAlignment(i));
+                }
+            }
             Kind::MemSet if shadowed(ir::operand(i, 0)) => {
                 let mut m = self.primals().clone();
                 m.insert(ir::operand(i, 0), self.shadows().of(ir::operand(i, 0)));

@@ -74,6 +74,7 @@ static void shared_scalar_k(const double *x, double *out) { shared_scalar(x, out
 static void sums_k(const double *x, double *out) { sums(x, out); }
 static void extremes_k(const double *x, double *out) { extremes(x, out); }
 static void critical_k(const double *x, double *out) { critical_sum(x, out); }
+static void atomic_k(const double *x, double *out) { atomic_sum(x, out); }
 
 int main(void) {
   inputs();
@@ -126,6 +127,8 @@ int main(void) {
     for (int i = 0; i < N; i++) want += 2 * X[i] * DX[i];
     check("critical", 0, d[0], want, 1e-12);
     fd_check("critical", critical_k, d, 1);
+    __enzyme_fwddiff((void *)atomic_sum, X, DX, o, d);
+    fd_check("atomic", atomic_k, d, 2);
   }
   printf("openmp forward: %d checks, %d failed\n", checks, failures);
   printf("checksum %016llx\n", checksum);

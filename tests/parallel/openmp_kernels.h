@@ -2,7 +2,8 @@
  * loops with static, dynamic and guided schedules, collapse, a stencil, an
  * inner loop with a call, a region with several loops and barriers,
  * `single`, `master`, explicit barriers, work split by thread number, a
- * shared local scalar read by every iteration, reductions and `critical`. */
+ * shared local scalar read by every iteration, reductions, `critical` and
+ * `atomic`. */
 #include <math.h>
 #include <omp.h>
 
@@ -111,4 +112,18 @@ static void shared_scalar(const double *x, double *y) {
   double c = x[0] * x[1] + 1;
 #pragma omp parallel for
   for (int i = 0; i < N; i++) y[i] = c * sin(x[i]) + c * c;
+}
+
+/* `atomic` updates of a shared sum. */
+static void atomic_sum(const double *x, double *out) {
+  double s = 0, t = 1;
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    double v = x[i] * sin(x[i]);
+#pragma omp atomic
+    s += v;
+#pragma omp atomic
+    t -= 0.5 * v * x[(i + 1) % N];
+  }
+  out[0] = s * t, out[1] = s;
 }

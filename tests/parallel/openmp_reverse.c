@@ -1,7 +1,7 @@
 /* Reverse mode through OpenMP parallel regions: the reverse of each
  * region runs on a team of the forward team's size, each thread reversing
  * its own share (barriers reversed too), adjoints added into shared
- * shadows atomically; a sum reduction. For each kernel of
+ * shadows atomically; a sum reduction, `atomic` updates. For each kernel of
  * openmp_kernels.h and a weight vector w on its outputs, the gradient of
  * <w, f(x)> is checked against forward mode (<w, J dx> = <J^T w, dx>,
  * 1e-10) and against a central difference of the whole parallel
@@ -146,6 +146,16 @@ static void sums_tangent(const double *x, const double *dx, double *dout) {
   __enzyme_fwddiff((void *)sums, x, dx, o, dout);
 }
 
+static void atomic_run(const double *x, double *out) { atomic_sum(x, out); }
+static void atomic_grad(const double *x, double *gx) {
+  double o[2], w[2] = {W[0], W[1]};
+  __enzyme_autodiff((void *)atomic_sum, x, gx, o, w);
+}
+static void atomic_tangent(const double *x, const double *dx, double *dout) {
+  double o[2];
+  __enzyme_fwddiff((void *)atomic_sum, x, dx, o, dout);
+}
+
 static const kernel kernels[] = {
     {"parallel for", N, scale_sin_run, scale_sin_grad, scale_sin_tangent},
     {"schedule(dynamic) stencil", N, stencil_run, stencil_grad, stencil_tangent},
@@ -155,6 +165,7 @@ static const kernel kernels[] = {
     {"omp_get_thread_num", N, by_thread_run, by_thread_grad, by_thread_tangent},
     {"shared local scalar", N, shared_scalar_run, shared_scalar_grad, shared_scalar_tangent},
     {"reduction(+)", 2, sums_run, sums_grad, sums_tangent},
+    {"atomic", 2, atomic_run, atomic_grad, atomic_tangent},
 };
 
 static double weighted(const kernel *k, double s) {
