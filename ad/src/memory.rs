@@ -178,6 +178,25 @@ impl Memory {
     fn problem(&mut self, i: Value, what: String, help: &'static str) {
         self.problems.push((i, what, help));
     }
+
+    /// A float `v` written through `p` by `i` (a store, an atomic addition):
+    /// the memory needs a shadow if `v` varies.
+    fn check_float_write(&mut self, i: Value, v: Value, p: Value, what: &str) {
+        match self.status(p) {
+            PtrStatus::Shadowed => {}
+            PtrStatus::Constant if !self.varied.contains(&v) => {}
+            // The user said derivatives do not flow through it.
+            PtrStatus::Constant if into_inactive_global(p) => {}
+            PtrStatus::Constant => {
+                self.problem(i, format!("{what} of a differentiated value into memory that has no shadow"), DUP_HELP)
+            }
+            PtrStatus::Unknown(why) => self.problem(
+                i,
+                format!("{what} of a floating-point value through a pointer that {why}"),
+                "the engine cannot tell whether this memory carries derivatives",
+            ),
+        }
+    }
 }
 
 const DUP_HELP: &str = "pass the pointer with `enzyme_dup` (value, then shadow) so its memory is differentiated, \
@@ -329,44 +348,13 @@ fn analyze_once(
                         );
                     }
                 }
-                Kind::AtomicAdd => {
-                    let (p, v) = (ops[0], ops[1]);
-                    match m.status(p) {
-                        PtrStatus::Shadowed => {}
-                        PtrStatus::Constant if !m.varied.contains(&v) || into_inactive_global(p) => {}
-                        PtrStatus::Constant => m.problem(
-                            i,
-                            "atomic addition of a differentiated value into memory that has no shadow".into(),
-                            DUP_HELP,
-                        ),
-                        PtrStatus::Unknown(why) => m.problem(
-                            i,
-                            format!("atomic addition of a floating-point value through a pointer that {why}"),
-                            "the engine cannot tell whether this memory carries derivatives",
-                        ),
-                    }
-                }
+                Kind::AtomicAdd => m.check_float_write(i, ops[1], ops[0], "atomic addition"),
                 Kind::Store => {
                     let (v, p) = (ops[0], ops[1]);
                     let vt = ir::type_of(v);
                     let s = m.status(p);
                     if ir::is_real(vt) {
-                        match s {
-                            PtrStatus::Shadowed => {}
-                            PtrStatus::Constant if !m.varied.contains(&v) => {}
-                            // The user said derivatives do not flow through it.
-                            PtrStatus::Constant if into_inactive_global(p) => {}
-                            PtrStatus::Constant => m.problem(
-                                i,
-                                "store of a differentiated value into memory that has no shadow".into(),
-                                DUP_HELP,
-                            ),
-                            PtrStatus::Unknown(why) => m.problem(
-                                i,
-                                format!("store of a floating-point value through a pointer that {why}"),
-                                "the engine cannot tell whether this memory carries derivatives",
-                            ),
-                        }
+                        m.check_float_write(i, v, p, "store");
                     } else if ir::is_pointer(vt) {
                         if !is_local(root_of(p), &kind_of) {
                             // The blocks outlive the function: their shadows go
