@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+mod adjoints;
 mod batch;
 mod bits;
 mod body;
