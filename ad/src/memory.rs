@@ -425,8 +425,11 @@ fn analyze_once(
                     }
                 }
                 Kind::Alloca => {
-                    // Fixed or run-time size (VLAs, Fortran automatic arrays).
-                    m.ptr.insert(i, PtrStatus::Shadowed);
+                    // Fixed or run-time size (VLAs, Fortran automatic arrays); a
+                    // slot that only hands constant pointers to a parallel region
+                    // has nothing to shadow.
+                    let s = if captures_constant_pointers(i, &m) { PtrStatus::Constant } else { PtrStatus::Shadowed };
+                    m.ptr.insert(i, s);
                 }
                 Kind::MemSet => {
                     if let PtrStatus::Unknown(why) = m.status(ops[0]) {
@@ -783,6 +786,32 @@ fn into_inactive_global(p: Value) -> bool {
     let root = root_of(p);
     let g = constant_root(root).or_else(|| unsafe { (!LLVMIsAGlobalVariable(root).is_null()).then_some(root) });
     g.is_some_and(crate::registry::is_inactive_global)
+}
+
+/// A stack slot through which a constant pointer is handed to an OpenMP
+/// parallel region (clang passes shared variables by address): only
+/// pointers of constant memory stored into it, only loaded otherwise, and
+/// passed to a region's call.
+fn captures_constant_pointers(a: Value, m: &Memory) -> bool {
+    use LLVMOpcode::*;
+    let users = ir::users(a);
+    let mut stored = false;
+    let mut forked = false;
+    let fits = users.iter().all(|u| match ir::opcode(*u) {
+        LLVMLoad => true,
+        LLVMStore => {
+            let v = ir::operand(*u, 0);
+            stored = true;
+            ir::operand(*u, 1) == a && ir::is_pointer(ir::type_of(v)) && m.known(v) == Some(PtrStatus::Constant)
+        }
+        LLVMCall if crate::parallel::is_region(*u) => {
+            forked = true;
+            true
+        }
+        LLVMCall => ir::called_function(*u).is_some_and(|c| ir::name(c).starts_with("llvm.lifetime.")),
+        _ => false,
+    });
+    fits && stored && forked
 }
 
 /// Whether `f` writes no memory its caller can see (only its own stack slots

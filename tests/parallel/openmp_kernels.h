@@ -127,3 +127,11 @@ static void atomic_sum(const double *x, double *out) {
   }
   out[0] = s * t, out[1] = s;
 }
+
+/* A constant array (passed `enzyme_const`) read in the region: the slot
+ * through which the region gets its address has no shadow. */
+static double COEFFS[N];
+static void coeff_weighted(const double *x, double *y, const double *c) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) y[i] = c[i] * x[i] * x[(i + 2) % N];
+}

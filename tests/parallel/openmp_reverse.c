@@ -156,6 +156,17 @@ static void atomic_tangent(const double *x, const double *dx, double *dout) {
   __enzyme_fwddiff((void *)atomic_sum, x, dx, o, dout);
 }
 
+static void weighted_run(const double *x, double *out) { coeff_weighted(x, out, COEFFS); }
+static void weighted_grad(const double *x, double *gx) {
+  double y[N], w[N];
+  memcpy(w, W, sizeof w);
+  __enzyme_autodiff((void *)coeff_weighted, x, gx, y, w, enzyme_const, COEFFS);
+}
+static void weighted_tangent(const double *x, const double *dx, double *dout) {
+  double y[N];
+  __enzyme_fwddiff((void *)coeff_weighted, x, dx, y, dout, enzyme_const, COEFFS);
+}
+
 static const kernel kernels[] = {
     {"parallel for", N, scale_sin_run, scale_sin_grad, scale_sin_tangent},
     {"schedule(dynamic) stencil", N, stencil_run, stencil_grad, stencil_tangent},
@@ -166,6 +177,7 @@ static const kernel kernels[] = {
     {"shared local scalar", N, shared_scalar_run, shared_scalar_grad, shared_scalar_tangent},
     {"reduction(+)", 2, sums_run, sums_grad, sums_tangent},
     {"atomic", 2, atomic_run, atomic_grad, atomic_tangent},
+    {"constant array", N, weighted_run, weighted_grad, weighted_tangent},
 };
 
 static double weighted(const kernel *k, double s) {
@@ -179,6 +191,7 @@ static double weighted(const kernel *k, double s) {
 
 int main(void) {
   inputs();
+  for (int i = 0; i < N; i++) COEFFS[i] = 1 + 0.5 * sin(0.3 * i);
   int counts[] = {1, 2, 4};
   for (unsigned k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
     const kernel *kn = &kernels[k];
