@@ -262,17 +262,16 @@ fn call_before(i: Value, f: Value, args: &mut [Value]) -> Value {
 }
 
 fn fork_function(module: LLVMModuleRef) -> Value {
+    if let Some(f) = crate::runtime::existing(module, FORK) {
+        return f;
+    }
     unsafe {
-        let name = ir::cstring(FORK);
-        let f = LLVMGetNamedFunction(module, name.as_ptr());
-        if !f.is_null() {
-            return f;
-        }
         let ctx = LLVMGetModuleContext(module);
         let ptr = LLVMPointerTypeInContext(ctx, 0);
         let mut params = [ptr, LLVMInt32TypeInContext(ctx), ptr];
+        // Variadic: the microtask's arguments follow.
         let ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 3, 1);
-        LLVMAddFunction(module, name.as_ptr(), ty)
+        LLVMAddFunction(module, ir::cstring(FORK).as_ptr(), ty)
     }
 }
 
@@ -445,26 +444,22 @@ pub(crate) fn atomic_add(e: &crate::emit::Emitter, p: Value, d: Value) {
 
 /// An OpenMP runtime function the generated code calls, declared if needed.
 pub(crate) fn omp_function(module: LLVMModuleRef, name: &str) -> Value {
-    unsafe {
-        let cname = ir::cstring(name);
-        let f = LLVMGetNamedFunction(module, cname.as_ptr());
-        if !f.is_null() {
-            return f;
-        }
-        let ctx = LLVMGetModuleContext(module);
-        let (ptr, i32t, void) =
-            (LLVMPointerTypeInContext(ctx, 0), LLVMInt32TypeInContext(ctx), LLVMVoidTypeInContext(ctx));
-        let (ret, mut params): (_, Vec<_>) = match name {
-            "omp_get_thread_num" | "omp_get_num_threads" | "omp_get_max_threads" => (i32t, vec![]),
-            "__kmpc_global_thread_num" => (i32t, vec![ptr]),
-            "__kmpc_barrier" => (void, vec![ptr, i32t]),
-            "__kmpc_push_num_threads" => (void, vec![ptr, i32t, i32t]),
-            "__kmpc_critical" | "__kmpc_end_critical" => (void, vec![ptr, i32t, ptr]),
-            _ => unreachable!("only the OpenMP entries generated code calls"),
-        };
-        let ty = LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0);
-        LLVMAddFunction(module, cname.as_ptr(), ty)
+    if let Some(f) = crate::runtime::existing(module, name) {
+        return f;
     }
+    let (ptr, i32t, void) = unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        (LLVMPointerTypeInContext(ctx, 0), LLVMInt32TypeInContext(ctx), LLVMVoidTypeInContext(ctx))
+    };
+    let (ret, mut params): (_, Vec<_>) = match name {
+        "omp_get_thread_num" | "omp_get_num_threads" | "omp_get_max_threads" => (i32t, vec![]),
+        "__kmpc_global_thread_num" => (i32t, vec![ptr]),
+        "__kmpc_barrier" => (void, vec![ptr, i32t]),
+        "__kmpc_push_num_threads" => (void, vec![ptr, i32t, i32t]),
+        "__kmpc_critical" | "__kmpc_end_critical" => (void, vec![ptr, i32t, ptr]),
+        _ => unreachable!("only the OpenMP entries generated code calls"),
+    };
+    crate::runtime::add_function(module, name, ret, &mut params)
 }
 
 /// The string attribute on a microtask's parameter that points to a slot of

@@ -15,7 +15,7 @@ use crate::ir::{self, Value};
 use crate::parallel::omp_function;
 use crate::request::Request;
 use crate::reverse::Reverse;
-use crate::runtime::{abort_if_function, free_shadow_list_function, libc_function};
+use crate::runtime::{abort_if_function, add_function, existing, free_shadow_list_function, libc_function};
 
 /// What the forward sweep of a region's call leaves for its reverse: the
 /// per-thread arrays (handles, buffers, lists of kept shadows) and the
@@ -161,7 +161,7 @@ impl Reverse<'_> {
 /// `handles[t]`; thread 0 writes the team's size.
 fn augment_wrapper(module: LLVMModuleRef, split: Value, layout: &SplitIo) -> Value {
     let name = format!("{}.team", ir::name(split));
-    if let Some(f) = ir::functions(module).into_iter().find(|f| ir::name(*f) == name) {
+    if let Some(f) = existing(module, &name) {
         return f;
     }
     unsafe {
@@ -172,9 +172,7 @@ fn augment_wrapper(module: LLVMModuleRef, split: Value, layout: &SplitIo) -> Val
         // The split derivative's parameters but its buffer, then ours.
         let mut tys: Vec<_> = sparams[..sparams.len() - 1].iter().map(|p| ir::type_of(*p)).collect();
         tys.extend([ptr, ptr, ptr, i64t, ptr]);
-        let fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), tys.as_mut_ptr(), tys.len() as u32, 0);
-        let cname = ir::cstring(&name);
-        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        let f = add_function(module, &name, LLVMVoidTypeInContext(ctx), &mut tys);
         LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         let p = ir::params(f);
         let n = p.len();
@@ -220,16 +218,13 @@ fn augment_wrapper(module: LLVMModuleRef, split: Value, layout: &SplitIo) -> Val
 /// the forward team's size, one each), then free their kept shadows.
 fn resume_wrapper(module: LLVMModuleRef) -> Value {
     const NAME: &str = "enzyme_rs.omp.resume_team";
-    if let Some(f) = ir::functions(module).into_iter().find(|f| ir::name(*f) == NAME) {
+    if let Some(f) = existing(module, NAME) {
         return f;
     }
     unsafe {
         let ctx = LLVMGetModuleContext(module);
         let (i64t, ptr) = (LLVMInt64TypeInContext(ctx), LLVMPointerTypeInContext(ctx, 0));
-        let mut tys = [ptr, ptr, ptr, ptr, i64t];
-        let fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), tys.as_mut_ptr(), tys.len() as u32, 0);
-        let cname = ir::cstring(NAME);
-        let f = LLVMAddFunction(module, cname.as_ptr(), fty);
+        let f = add_function(module, NAME, LLVMVoidTypeInContext(ctx), &mut [ptr, ptr, ptr, ptr, i64t]);
         LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         let p = ir::params(f);
         let (handles, lists, count) = (p[2], p[3], p[4]);

@@ -11,14 +11,14 @@ use crate::memory::Elem;
 const EMPTY: *const std::ffi::c_char = c"".as_ptr();
 
 /// A function of the module by name, if it exists.
-fn existing(module: LLVMModuleRef, name: &str) -> Option<Value> {
+pub(crate) fn existing(module: LLVMModuleRef, name: &str) -> Option<Value> {
     let cname = ir::cstring(name);
     let f = unsafe { LLVMGetNamedFunction(module, cname.as_ptr()) };
     (!f.is_null()).then_some(f)
 }
 
 /// Declares `name` with the given result and parameter types.
-fn add_function(module: LLVMModuleRef, name: &str, result: ir::Type, params: &mut [ir::Type]) -> Value {
+pub(crate) fn add_function(module: LLVMModuleRef, name: &str, result: ir::Type, params: &mut [ir::Type]) -> Value {
     let cname = ir::cstring(name);
     unsafe {
         let fty = LLVMFunctionType(result, params.as_mut_ptr(), params.len() as u32, 0);
