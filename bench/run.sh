@@ -49,6 +49,8 @@ BENCHES=(
   "lstm-l4 lstm.c -DLSTM_L=4 30 1024 10 -"
 )
 
+# Levers of ENZYME_ABLATE (see driver/src/pipeline.rs).
+LEVERS=(tape-reuse bounded-tapes)
 failed=0 checked=0
 ours=() peers=() ablation=() builds=() where=()
 ms() { date +%s%N | awk '{printf "%.0f", $1 / 1e6}'; }
@@ -109,7 +111,12 @@ for line in "${BENCHES[@]}"; do
     t1=$(ms)
     ENZYME_AD_BEFORE_OPT=1 "$CC" -O2 "${cflags[@]}" "$here/kernels/$src" -o "$bin.ablation" -lm ||
       { fail "$name: build with ENZYME_AD_BEFORE_OPT=1"; continue; }
-    for b in "$bin" "$bin.ablation"; do
+    # The engine's speed levers, one switched off at a time (same derivatives).
+    for lever in "${LEVERS[@]}"; do
+      ENZYME_ABLATE=$lever "$CC" -O2 "${cflags[@]}" "$here/kernels/$src" -o "$bin.no-$lever" -lm ||
+        { fail "$name: build with ENZYME_ABLATE=$lever"; continue 2; }
+    done
+    for b in "$bin" "$bin.ablation" "${LEVERS[@]/#/$bin.no-}"; do
       checked=$((checked + 1))
       if ! out=$("$b" check "$nchk"); then
         echo "$out"; fail "$name ($(basename "$b")): derivative check"; continue 2
@@ -147,6 +154,7 @@ for line in "${BENCHES[@]}"; do
     [ "$mode" = primal ] && continue
     read -r _ _ _ tm mm < <(timed "$bin" "$mode" "$nrun" "$reps")
     t[$mode]=$tm
+    [ "$mode" = reverse ] && m_rev=$mm
     im=""
     if [ $count_instr -eq 1 ]; then
       im=$(($(instructions "$name" "$mode" "$nrun") - base))
@@ -159,7 +167,12 @@ for line in "${BENCHES[@]}"; do
     ours+=("| | $mode | $tm | $(ratio "$tm" "$tp")x | $(ratio "$im" "$ip")x | $((mm / 1024)) |")
   done
   read -r _ _ _ ta _ < <(timed "$bin.ablation" reverse "$nrun" "$reps")
-  ablation+=("| $label | ${t[reverse]} | $ta | $(ratio "$ta" "${t[reverse]}")x |")
+  row="| $label | ${t[reverse]} ($((m_rev / 1024)) MB) | $ta ($(ratio "$ta" "${t[reverse]}")x) |"
+  for lever in "${LEVERS[@]}"; do
+    read -r _ _ _ tl ml < <(timed "$bin.no-$lever" reverse "$nrun" "$reps")
+    row+=" $tl ($(ratio "$tl" "${t[reverse]}")x, $((ml / 1024)) MB) |"
+  done
+  ablation+=("$row")
 
   [ "$peer" = - ] && { unset t; continue; }
   # Peers: each checked against our reverse derivative, then timed.
@@ -257,10 +270,16 @@ parallel=$("$here/parallel.sh") || fail "OpenMP derivatives"
   echo "|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${peers[@]}"
   echo
-  echo "## Ablation: differentiating before optimising (\`ENZYME_AD_BEFORE_OPT=1\`, reverse mode, ms)"
+  echo "## Ablation: what each lever buys (reverse mode, ms)"
   echo
-  echo "| benchmark | AD after optimisation (default) | AD before optimisation | slowdown |"
-  echo "|---|---|---|---|"
+  echo "Each column switches one lever off: differentiating before optimising (\`ENZYME_AD_BEFORE_OPT=1\`), then"
+  echo "the engine's (\`ENZYME_ABLATE=lever\`): \`tape-reuse\`, a tape starting at the capacity it reached in the last"
+  echo "call and large tape buffers kept for the next call (not returned to the system and faulted in again);"
+  echo "\`bounded-tapes\`, the tape of a loop whose iterations per call have a proven constant bound made once at the start,"
+  echo "on the stack when small (no growth tests, no malloc). In brackets: the time over the default's, and peak memory."
+  echo
+  echo "| benchmark | all levers (default) | AD before optimisation | without tape reuse | without bounded tapes |"
+  echo "|---|---|---|---|---|"
   printf '%s\n' "${ablation[@]}"
   echo
   echo "## Build time (ms)"

@@ -56,6 +56,8 @@ pub(crate) struct Generator {
     pub prep: Prep,
     /// Whether to describe the analysis of each derivative in `reports`.
     pub report_activity: bool,
+    /// Speed levers switched off.
+    pub ablation: crate::Ablation,
     pub reports: Vec<String>,
     /// Lines for the `-v` summary from the code generating derivatives.
     pub notes: Vec<String>,
@@ -75,6 +77,7 @@ impl Generator {
             module,
             prep: Prep::default(),
             report_activity: false,
+            ablation: crate::Ablation::default(),
             reports: Vec::new(),
             notes: Vec::new(),
             made: HashMap::new(),
@@ -309,5 +312,9 @@ impl Derivatives for Generator {
 
     fn note(&mut self, line: String) {
         self.notes.push(line);
+    }
+
+    fn ablation(&self) -> crate::Ablation {
+        self.ablation
     }
 }

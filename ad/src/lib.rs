@@ -54,6 +54,7 @@ mod split;
 mod split_entry;
 mod tangent;
 mod tape;
+mod tape_buffer;
 mod trip;
 
 use std::collections::HashSet;
@@ -93,6 +94,21 @@ pub struct Options {
     /// Run-time activity for every request (Enzyme's
     /// `-enzyme-runtime-activity`), as `enzyme_runtime_activity` gives it to one.
     pub runtime_activity: bool,
+    /// Speed levers switched off, to measure what each buys.
+    pub ablation: Ablation,
+}
+
+/// Levers of the derivatives' speed that can be switched off one by one, to
+/// measure what each buys (the driver's `ENZYME_ABLATE`, `bench/`). The
+/// derivatives are the same either way; all levers are on by default.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Ablation {
+    /// Tapes start at the capacity they reached in the last call, and large
+    /// tape buffers are kept for the next call instead of freed.
+    pub no_tape_reuse: bool,
+    /// Tapes of loops with a proven bound on their iterations are made once
+    /// per call (on the stack when small) instead of growing as they run.
+    pub no_bounded_tapes: bool,
 }
 
 /// Reads what the program registers in Enzyme's spellings outside the
@@ -188,7 +204,12 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         let mut all: Vec<Option<MarkerCall>> = plans.into_iter().map(Some).collect();
         let round: Vec<MarkerCall> = ready.iter().map(|k| all[*k].take().expect("once")).collect();
         plans = waiting.iter().map(|k| all[*k].take().expect("once")).collect();
-        differentiate_round(module, &round, options, &mut summary)?;
+        // Derivatives a later round differentiates again keep their tapes to
+        // themselves: a buffer from the pool of kept tapes (a global) has no
+        // shadow the outer derivative could follow.
+        let mut round_options = options.clone();
+        round_options.ablation.no_tape_reuse |= !plans.is_empty();
+        differentiate_round(module, &round, &round_options, &mut summary)?;
     }
     remove_type_hints(module);
     registry::finish(module);
@@ -295,6 +316,7 @@ fn differentiate_round(
     let mut diags = Vec::new();
     let mut gen = Generator::new(module);
     gen.report_activity = options.report_activity;
+    gen.ablation = options.ablation;
     let mut checked: HashSet<(Value, Vec<bool>, Mode, bool)> = HashSet::new();
     for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {

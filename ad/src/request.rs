@@ -148,4 +148,6 @@ pub(crate) trait Derivatives {
     fn shadow_globals(&self) -> ShadowGlobals;
     /// Records a line for the `-v` summary (how a derivative was built).
     fn note(&mut self, line: String);
+    /// The speed levers switched off.
+    fn ablation(&self) -> crate::Ablation;
 }

@@ -18,7 +18,7 @@ use crate::emit::Emitter;
 use crate::ir::{self, Block, Value};
 use crate::memory::{self, CopyLayout, Elem, Memory, PtrStatus};
 use crate::request::{Derivatives, Mode, Request};
-use crate::runtime::{adjoint_move_function, libc_function};
+use crate::runtime::adjoint_move_function;
 
 use crate::body::{clone_primal, map_params, remap_callee, Lanes, Shadows, SplitIo, EMPTY};
 
@@ -65,7 +65,7 @@ pub(crate) struct Reverse<'g> {
     /// known in the preheader (computed there on first use).
     pub(super) reserved: HashMap<usize, Option<Value>>,
     /// Tape buffers (slot of the buffer pointer) to free at the end.
-    pub(super) tapes: Vec<Value>,
+    pub(super) tapes: Vec<crate::tape::LoopTape>,
     /// Slot of the list of shadows freed at the end (see `freed_shadows`).
     pub(crate) freed_shadows: Option<Value>,
     /// The function's allocations whose addresses are put in memory (see
@@ -574,12 +574,12 @@ impl<'g> Reverse<'g> {
         }
     }
 
-    /// Frees the loops' tapes (at the end of the derivative).
+    /// Ends the loops' tapes (at the end of the derivative): their buffers go
+    /// to the pool or are freed ([`crate::tape_buffer`]).
     pub(super) fn free_tapes(&mut self) {
-        let free = libc_function(self.g.module(), "free");
+        let release = crate::tape_buffer::release_function(self.g.module());
         for t in self.tapes.clone() {
-            let buf = self.e.load(unsafe { LLVMPointerTypeInContext(self.e.ctx, 0) }, t);
-            self.e.call(free, &mut [buf]);
+            self.e.call(release, &mut t.release_args(&self.e));
         }
     }
 

@@ -1,5 +1,5 @@
 //! Helper functions derivatives call at run time, made once per module:
-//! growing a tape, moving the adjoints of copied floats, and the C library
+//! moving the adjoints of copied floats, and the C library
 //! functions they use.
 
 use llvm_sys::core::*;
@@ -53,61 +53,6 @@ pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
             add_function(module, name, i32t, &mut [ptr_t])
         }
         _ => unreachable!("only the libc functions generated code calls"),
-    }
-}
-
-/// The tape's growth function, made once per module:
-/// `grow(ptr buf_slot, ptr cap_slot, i64 need, i64 elem_size) -> ptr buf`
-/// doubles the buffer (at least 16 elements) until `need` elements fit, and
-/// aborts if memory runs out.
-pub(crate) fn tape_grow_function(module: LLVMModuleRef) -> Value {
-    const NAME: &str = "enzyme_rs.tape.grow";
-    if let Some(f) = existing(module, NAME) {
-        return f;
-    }
-    unsafe {
-        let ctx = LLVMGetModuleContext(module);
-        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
-        let i64t = LLVMInt64TypeInContext(ctx);
-        let f = add_function(module, NAME, ptr_t, &mut [ptr_t, ptr_t, i64t, i64t]);
-        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-        let p = ir::params(f);
-        let (buf_slot, cap_slot, need, elem) = (p[0], p[1], p[2], p[3]);
-        let b = LLVMCreateBuilderInContext(ctx);
-        let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
-        let grow = LLVMAppendBasicBlockInContext(ctx, f, c"grow".as_ptr());
-        let fail = LLVMAppendBasicBlockInContext(ctx, f, c"fail".as_ptr());
-        let ok = LLVMAppendBasicBlockInContext(ctx, f, c"ok".as_ptr());
-        let done = LLVMAppendBasicBlockInContext(ctx, f, c"done".as_ptr());
-        LLVMPositionBuilderAtEnd(b, entry);
-        let buf = LLVMBuildLoad2(b, ptr_t, buf_slot, EMPTY);
-        let cap = LLVMBuildLoad2(b, i64t, cap_slot, EMPTY);
-        let fits = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULE, need, cap, EMPTY);
-        LLVMBuildCondBr(b, fits, done, grow);
-        LLVMPositionBuilderAtEnd(b, grow);
-        let doubled = LLVMBuildShl(b, cap, LLVMConstInt(i64t, 1, 0), EMPTY);
-        let c1 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, doubled, need, EMPTY);
-        let m1 = LLVMBuildSelect(b, c1, doubled, need, EMPTY);
-        let sixteen = LLVMConstInt(i64t, 16, 0);
-        let c2 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntUGT, m1, sixteen, EMPTY);
-        let newcap = LLVMBuildSelect(b, c2, m1, sixteen, EMPTY);
-        let bytes = LLVMBuildMul(b, newcap, elem, EMPTY);
-        let realloc = libc_function(module, "realloc");
-        let nb = LLVMBuildCall2(b, ir::function_type(realloc), realloc, [buf, bytes].as_mut_ptr(), 2, EMPTY);
-        let null = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, nb, LLVMConstNull(ptr_t), EMPTY);
-        LLVMBuildCondBr(b, null, fail, ok);
-        LLVMPositionBuilderAtEnd(b, fail);
-        let abort = libc_function(module, "abort");
-        LLVMBuildCall2(b, ir::function_type(abort), abort, std::ptr::null_mut(), 0, EMPTY);
-        LLVMBuildUnreachable(b);
-        LLVMPositionBuilderAtEnd(b, ok);
-        LLVMBuildStore(b, nb, buf_slot);
-        LLVMBuildStore(b, newcap, cap_slot);
-        LLVMBuildRet(b, nb);
-        LLVMPositionBuilderAtEnd(b, done);
-        LLVMBuildRet(b, buf);
-        LLVMDisposeBuilder(b);
-        f
     }
 }
 

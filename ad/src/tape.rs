@@ -7,7 +7,6 @@ use llvm_sys::prelude::*;
 
 use crate::ir::{self, Block, Type, Value};
 use crate::memory::{self};
-use crate::runtime::tape_grow_function;
 
 use crate::body::EMPTY;
 use crate::reverse::Reverse;
@@ -381,15 +380,35 @@ impl<'g> Reverse<'g> {
             let cap = LLVMBuildAlloca(self.slots, i64t, c"tape.cap".as_ptr());
             LLVMBuildStore(self.slots, LLVMConstInt(i64t, 0, 0), cap);
             let stride = LLVMBuildAlloca(self.slots, i64t, c"tape.stride".as_ptr());
-            let tape = LoopTape { buf, stride, size: 0, align: 1 };
-            let grow = tape_grow_function(self.g.module());
+            // No reuse in a split derivative: a recursive function's frames
+            // are alive at once, and each would start at the largest's size.
+            let hint = if self.g.ablation().no_tape_reuse || self.split.is_some() {
+                LLVMConstNull(ptr_t)
+            } else {
+                crate::tape_buffer::new_hint(self.g.module())
+            };
+            // A loop with a proven bound on its instances per call gets its
+            // whole tape at the start (see `finish_tapes`) and never grows it.
+            // Not in a split derivative, whose tapes outlive the frame.
+            let fixed = if self.split.is_none() && !self.g.ablation().no_bounded_tapes {
+                crate::trip::visits_per_call(&self.cfg, l)
+            } else {
+                None
+            };
+            let tape = LoopTape { buf, cap, stride, hint, fixed, size: 0, align: 1 };
+            self.loop_tapes.insert(l, tape);
+            self.tapes.push(tape);
+            if fixed.is_some() {
+                return tape;
+            }
+            let grow = crate::tape_buffer::grow_function(self.g.module());
             if let Some(need) = self.reservation(l) {
                 // Sized once on entry to the loop, so its iterations need not grow it.
                 let pre = LLVMCreateBuilderInContext(ctx);
                 LLVMPositionBuilderBefore(pre, ir::terminator(ir::parent_block(need)));
                 let stride = LLVMBuildLoad2(pre, i64t, tape.stride, EMPTY);
-                let mut args = [buf, cap, need, stride];
-                LLVMBuildCall2(pre, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
+                let mut args = [buf, cap, need, stride, hint];
+                LLVMBuildCall2(pre, ir::function_type(grow), grow, args.as_mut_ptr(), 5, EMPTY);
                 LLVMDisposeBuilder(pre);
             }
             // In the header, right after the instance is numbered.
@@ -398,38 +417,76 @@ impl<'g> Reverse<'g> {
             LLVMPositionBuilderBefore(tmp, LLVMGetNextInstruction(id));
             let need = LLVMBuildAdd(tmp, id, LLVMConstInt(i64t, 1, 0), EMPTY);
             let stride = LLVMBuildLoad2(tmp, i64t, tape.stride, EMPTY);
-            let mut args = [buf, cap, need, stride];
-            LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 4, EMPTY);
+            let mut args = [buf, cap, need, stride, hint];
+            LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 5, EMPTY);
             LLVMDisposeBuilder(tmp);
-            self.loop_tapes.insert(l, tape);
-            self.tapes.push(buf);
             tape
         }
     }
 
-    /// Gives every loop tape its record size, now that its fields are known.
+    /// Gives every loop tape its record size, now that its fields are known,
+    /// and its whole buffer to a tape of a bounded loop: on the stack when
+    /// small, else from the heap once (nothing is freed for a stack tape: its
+    /// capacity slot stays 0).
     pub(super) fn finish_tapes(&mut self) {
         let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
-        for tape in self.loop_tapes.values() {
+        let mut tapes: Vec<(usize, LoopTape)> = self.loop_tapes.iter().map(|(l, t)| (*l, *t)).collect();
+        tapes.sort_by_key(|(l, _)| *l);
+        for (_, tape) in tapes {
             let stride = tape.size.div_ceil(tape.align).max(1) * tape.align;
-            unsafe { LLVMBuildStore(self.slots, LLVMConstInt(i64t, stride, 0), tape.stride) };
+            unsafe {
+                LLVMBuildStore(self.slots, LLVMConstInt(i64t, stride, 0), tape.stride);
+                let Some(records) = tape.fixed else { continue };
+                let bytes = records * stride;
+                if bytes <= STACK_TAPE_BYTES {
+                    let t = LLVMArrayType2(LLVMInt8TypeInContext(self.e.ctx), bytes);
+                    let a = LLVMBuildAlloca(self.slots, t, c"tape.stack".as_ptr());
+                    LLVMSetAlignment(a, 16);
+                    LLVMBuildStore(self.slots, a, tape.buf);
+                } else {
+                    let grow = crate::tape_buffer::grow_function(self.g.module());
+                    let mut args =
+                        [tape.buf, tape.cap, LLVMConstInt(i64t, records, 0), LLVMConstInt(i64t, stride, 0), tape.hint];
+                    LLVMBuildCall2(self.slots, ir::function_type(grow), grow, args.as_mut_ptr(), 5, EMPTY);
+                }
+            }
         }
     }
 }
 
-/// A loop's tape: slots holding its buffer and record size (its capacity's
-/// slot is only for the growth calls), and the layout of the record so far.
+/// A loop's tape: slots holding its buffer, its capacity in records and the
+/// record size, and the layout of the record so far.
 #[derive(Clone, Copy)]
 pub(super) struct LoopTape {
     buf: Value,
+    cap: Value,
     stride: Value,
+    /// The global keeping the capacity from one call to the next.
+    hint: Value,
+    /// The records a call needs at most, when proven (then the whole buffer
+    /// is made at the start).
+    fixed: Option<u64>,
     /// Bytes of the record used so far.
     size: u64,
     /// The record's alignment (its largest field's, at most 16).
     align: u64,
 }
 
+/// A tape of a bounded loop whose whole buffer takes at most this many
+/// bytes lives on the stack.
+const STACK_TAPE_BYTES: u64 = 4096;
+
 impl LoopTape {
+    /// The arguments of `enzyme_rs.tape.release` for this tape, loaded at
+    /// the emitter's position.
+    pub(super) fn release_args(&self, e: &crate::emit::Emitter) -> [Value; 4] {
+        unsafe {
+            let i64t = LLVMInt64TypeInContext(e.ctx);
+            let buf = e.load(LLVMPointerTypeInContext(e.ctx, 0), self.buf);
+            [buf, e.load(i64t, self.cap), e.load(i64t, self.stride), self.hint]
+        }
+    }
+
     /// The address of the field at `offset` of record `id`.
     fn field(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value, offset: u64) -> Value {
         unsafe {

@@ -22,6 +22,11 @@ pub(crate) struct Counted {
     pub step: i64,
     /// Whether the comparison is unsigned (then values are zero-extended).
     pub unsigned: bool,
+    /// The comparison under which the loop goes on, with the tested value
+    /// (the variable or its next value) on the left.
+    continues: LLVMIntPredicate,
+    /// Whether the next value (`start + step` on the first test) is tested.
+    tests_next: bool,
 }
 
 /// The counted-loop shape of `l`, if it has one.
@@ -73,18 +78,202 @@ pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
                 continue;
             }
             let (a, c) = (ir::operand(cond, 0), ir::operand(cond, 1));
-            let bound = if (a == phi || a == next) && !inside(c) {
-                c
+            let predicate = unsafe { LLVMGetICmpPredicate(cond) };
+            let (bound, tested, predicate) = if (a == phi || a == next) && !inside(c) {
+                (c, a, predicate)
             } else if (c == phi || c == next) && !inside(a) {
-                a
+                (a, c, swapped(predicate))
             } else {
                 continue;
             };
+            // The branch's first successor is taken when the comparison holds.
+            let stays = l.blocks.contains(&ir::successors(t)[0]);
+            let continues = if stays { predicate } else { inverse(predicate) };
             use LLVMIntPredicate::*;
-            let unsigned =
-                matches!(unsafe { LLVMGetICmpPredicate(cond) }, LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE);
-            return Some(Counted { start, bound, step, unsigned });
+            let unsigned = matches!(predicate, LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE);
+            return Some(Counted { start, bound, step, unsigned, continues, tests_next: tested == next });
         }
     }
     None
+}
+
+/// `b <p> a` for `a <swapped(p)> b`.
+fn swapped(p: LLVMIntPredicate) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => LLVMIntEQ,
+        LLVMIntNE => LLVMIntNE,
+        LLVMIntSLT => LLVMIntSGT,
+        LLVMIntSGT => LLVMIntSLT,
+        LLVMIntSLE => LLVMIntSGE,
+        LLVMIntSGE => LLVMIntSLE,
+        LLVMIntULT => LLVMIntUGT,
+        LLVMIntUGT => LLVMIntULT,
+        LLVMIntULE => LLVMIntUGE,
+        LLVMIntUGE => LLVMIntULE,
+    }
+}
+
+/// The predicate that holds exactly when `p` does not.
+fn inverse(p: LLVMIntPredicate) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => LLVMIntNE,
+        LLVMIntNE => LLVMIntEQ,
+        LLVMIntSLT => LLVMIntSGE,
+        LLVMIntSGE => LLVMIntSLT,
+        LLVMIntSGT => LLVMIntSLE,
+        LLVMIntSLE => LLVMIntSGT,
+        LLVMIntULT => LLVMIntUGE,
+        LLVMIntUGE => LLVMIntULT,
+        LLVMIntUGT => LLVMIntULE,
+        LLVMIntULE => LLVMIntUGT,
+    }
+}
+
+/// Loops bounded by this many header visits per call at most are sized
+/// once per call (see [`visits_per_call`]); larger ones grow as they run.
+const MOST_VISITS: u64 = 1 << 24;
+
+/// An upper bound, proven rather than estimated, of how many times the
+/// header of counted loop `l` runs per entry, when its start and bound are
+/// constants: every iteration passes the exit test, so the back edge is
+/// taken at most as many times as the tested value satisfies the loop's
+/// condition on its way from the start by the step.
+fn visits_per_entry(cfg: &Cfg, l: &Loop) -> Option<u64> {
+    use LLVMIntPredicate::*;
+    let c = counted(cfg, l)?;
+    let constant = |v: Value| unsafe { !LLVMIsAConstantInt(v).is_null() };
+    if !constant(c.start) || !constant(c.bound) || ir::int_width(ir::type_of(c.start)) > 64 {
+        return None;
+    }
+    let value = |v: Value| unsafe {
+        if c.unsigned {
+            i128::from(LLVMConstIntGetZExtValue(v))
+        } else {
+            i128::from(LLVMConstIntGetSExtValue(v))
+        }
+    };
+    let step = i128::from(c.step);
+    let first = value(c.start) + if c.tests_next { step } else { 0 };
+    let bound = value(c.bound);
+    // No value tested, nor one past the bound, wraps around in the
+    // variable's type (then the count would not hold).
+    let width = ir::int_width(ir::type_of(c.start));
+    let (low, high) =
+        if c.unsigned { (0, (1i128 << width) - 1) } else { (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1) };
+    if ![first, bound + step].iter().all(|v| (low..=high).contains(v)) {
+        return None;
+    }
+    // How many of first, first + step, ... satisfy the condition before the
+    // first that does not (none when the step leads away from the bound).
+    let tests: i128 = match c.continues {
+        LLVMIntSLT | LLVMIntULT if step > 0 => (bound - first + step - 1).div_euclid(step).max(0),
+        LLVMIntSLE | LLVMIntULE if step > 0 => (bound - first).div_euclid(step).max(-1) + 1,
+        LLVMIntSGT | LLVMIntUGT if step < 0 => (first - bound + (-step) - 1).div_euclid(-step).max(0),
+        LLVMIntSGE | LLVMIntUGE if step < 0 => (first - bound).div_euclid(-step).max(-1) + 1,
+        LLVMIntNE if (bound - first) % step == 0 && (bound - first) / step >= 0 => (bound - first) / step,
+        LLVMIntEQ => 1,
+        _ => return None,
+    };
+    u64::try_from(tests + 1).ok()
+}
+
+/// At most how many times the header of loop `l` runs in one call of the
+/// function, when that is proven (a constant-count loop in constant-count
+/// loops, see [`visits_per_entry`]) and at most [`MOST_VISITS`]: a loop
+/// outside every other is entered once per call at most.
+pub(crate) fn visits_per_call(cfg: &Cfg, l: usize) -> Option<u64> {
+    let mut total: u64 = 1;
+    let mut at = Some(l);
+    while let Some(i) = at {
+        total = total.checked_mul(visits_per_entry(cfg, &cfg.loops[i])?)?;
+        if total > MOST_VISITS {
+            return None;
+        }
+        at = cfg.loops[i].parent;
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    /// The bound of `visits_per_call` for each loop of `@f`, innermost last.
+    fn visits(ir: &str) -> Vec<Option<u64>> {
+        let ctx = Context::create();
+        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
+        let m = ctx.create_module_from_ir(buf).unwrap();
+        let f = inkwell::values::AsValueRef::as_value_ref(&m.get_function("f").unwrap());
+        let cfg = Cfg::new(f);
+        let mut out: Vec<(usize, Option<u64>)> = (0..cfg.loops.len())
+            .map(|l| {
+                let mut depth = 0;
+                let mut at = cfg.loops[l].parent;
+                while let Some(p) = at {
+                    depth += 1;
+                    at = cfg.loops[p].parent;
+                }
+                (depth, visits_per_call(&cfg, l))
+            })
+            .collect();
+        out.sort_by_key(|(d, _)| *d);
+        out.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// `for (i = start; i <pred> bound; i += step)`, tested in the header.
+    fn header_tested(ty: &str, start: &str, pred: &str, bound: &str, step: &str) -> String {
+        format!(
+            "define void @f({ty} %n) {{\nentry:\n  br label %h\nh:\n  %i = phi {ty} [ {start}, %entry ], [ %next, %body ]\n  \
+             %c = icmp {pred} {ty} %i, {bound}\n  br i1 %c, label %body, label %x\nbody:\n  %next = add {ty} %i, {step}\n  \
+             br label %h\nx:\n  ret void\n}}\n"
+        )
+    }
+
+    #[test]
+    fn a_constant_count_loop_tested_in_its_header() {
+        // i = 0..9 enter the body; the header runs once more to leave.
+        assert_eq!(visits(&header_tested("i32", "0", "slt", "10", "1")), [Some(11)]);
+        assert_eq!(visits(&header_tested("i32", "0", "sle", "10", "2")), [Some(7)]);
+        assert_eq!(visits(&header_tested("i64", "9", "sgt", "-1", "-1")), [Some(11)]);
+        assert_eq!(visits(&header_tested("i32", "0", "ne", "12", "3")), [Some(5)]);
+        // A start past the bound: the header runs once.
+        assert_eq!(visits(&header_tested("i32", "20", "slt", "10", "1")), [Some(1)]);
+    }
+
+    #[test]
+    fn loops_without_a_proven_bound() {
+        // A bound from outside, a step away from the bound, a `!=` never met,
+        // a variable that wraps around in its type before the bound.
+        assert_eq!(visits(&header_tested("i32", "0", "slt", "%n", "1")), [None]);
+        assert_eq!(visits(&header_tested("i32", "0", "slt", "10", "-1")), [None]);
+        assert_eq!(visits(&header_tested("i32", "0", "ne", "10", "3")), [None]);
+        assert_eq!(visits(&header_tested("i8", "120", "slt", "127", "10")), [None]);
+        assert_eq!(visits(&header_tested("i64", "0", "ult", "1000000000", "1")), [None], "more than MOST_VISITS");
+    }
+
+    #[test]
+    fn a_rotated_loop_tests_the_next_value() {
+        // do { ... } while (++i != 10), as the optimiser leaves a for loop.
+        let ir = "define void @f() {\nentry:\n  br label %h\nh:\n  %i = phi i32 [ 0, %entry ], [ %next, %h ]\n  \
+                  %next = add nuw nsw i32 %i, 1\n  %c = icmp eq i32 %next, 10\n  br i1 %c, label %x, label %h\nx:\n  ret void\n}\n";
+        assert_eq!(visits(ir), [Some(10)]);
+    }
+
+    #[test]
+    fn a_nest_multiplies_and_needs_every_level_bounded() {
+        let nest = |outer: &str| {
+            format!(
+                "define void @f(i32 %n) {{\nentry:\n  br label %oh\noh:\n  %i = phi i32 [ 0, %entry ], [ %i1, %ol ]\n  \
+                 br label %ih\nih:\n  %j = phi i32 [ 0, %oh ], [ %j1, %ih ]\n  %j1 = add i32 %j, 1\n  \
+                 %cj = icmp eq i32 %j1, 4\n  br i1 %cj, label %ol, label %ih\nol:\n  %i1 = add i32 %i, 1\n  \
+                 %ci = icmp eq i32 %i1, {outer}\n  br i1 %ci, label %x, label %oh\nx:\n  ret void\n}}\n"
+            )
+        };
+        assert_eq!(visits(&nest("3")), [Some(3), Some(12)]);
+        assert_eq!(visits(&nest("%n")), [None, None]);
+    }
 }

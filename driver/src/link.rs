@@ -453,6 +453,7 @@ fn differentiate(
         report_activity: inv.print_activity,
         keep_clones_on_error: dump.is_some(),
         runtime_activity: inv.runtime_activity,
+        ablation: pipeline::ablation()?,
     };
     progress.phase("differentiating");
     let result = ad::differentiate_with(module, &options);

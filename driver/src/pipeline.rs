@@ -24,6 +24,26 @@ pub fn ad_before_optimisation() -> bool {
     std::env::var_os("ENZYME_AD_BEFORE_OPT").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
+/// The ablation switch `ENZYME_ABLATE=lever,...` (for `bench/`): the engine's
+/// speed levers named are switched off (`tape-reuse`, `bounded-tapes`; see
+/// [`ad::Ablation`]). Not for users' builds.
+pub fn ablation() -> Result<ad::Ablation, DriverError> {
+    let mut a = ad::Ablation::default();
+    let Some(v) = std::env::var_os("ENZYME_ABLATE") else { return Ok(a) };
+    for lever in v.to_string_lossy().split(',').map(str::trim).filter(|l| !l.is_empty()) {
+        match lever {
+            "tape-reuse" => a.no_tape_reuse = true,
+            "bounded-tapes" => a.no_bounded_tapes = true,
+            other => {
+                return Err(DriverError::Usage(format!(
+                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes)"
+                )))
+            }
+        }
+    }
+    Ok(a)
+}
+
 /// The pass pipeline text for a level.
 fn pipeline_text(level: OptLevel) -> &'static str {
     match level {
