@@ -433,12 +433,12 @@ impl<'g> Reverse<'g> {
                 continue;
             }
             unsafe {
-                let i32t = LLVMInt32TypeInContext(self.e.ctx);
                 let from = self.header_selector(b).unwrap_or_else(|| self.fetch(self.selector[&b]));
+                let index_t = LLVMTypeOf(from);
                 let edges: Vec<Block> = preds.iter().map(|_| self.e.append_block(d, "edge")).collect();
                 let sw = LLVMBuildSwitch(self.e.b, from, edges[0], (edges.len() - 1) as u32);
                 for (k, eb) in edges.iter().enumerate().skip(1) {
-                    LLVMAddCase(sw, LLVMConstInt(i32t, k as u64, 0), *eb);
+                    LLVMAddCase(sw, LLVMConstInt(index_t, k as u64, 0), *eb);
                 }
                 for (k, p) in preds.iter().enumerate() {
                     self.e.at_end(edges[k]);

@@ -163,7 +163,9 @@ impl<'g> Reverse<'g> {
         }
         let preds = self.cfg.preds[&b].clone();
         unsafe {
-            let i32t = LLVMInt32TypeInContext(self.e.ctx);
+            // A byte on the tape unless there are more predecessors than that counts.
+            let i32t =
+                if preds.len() <= 256 { LLVMInt8TypeInContext(self.e.ctx) } else { LLVMInt32TypeInContext(self.e.ctx) };
             let phi = LLVMBuildPhi(self.e.b, i32t, c"from".as_ptr());
             for (k, p) in preds.iter().enumerate() {
                 // One phi entry per edge, so duplicate edges (switch cases) are counted.
@@ -349,9 +351,7 @@ impl<'g> Reverse<'g> {
             let layout = llvm_sys::target::LLVMGetModuleDataLayout(self.g.module());
             (llvm_sys::target::LLVMABISizeOfType(layout, t), u64::from(tape_alignment(self.g.module(), t)))
         };
-        let offset = tape.size.div_ceil(align) * align;
-        tape.size = offset + size;
-        tape.align = tape.align.max(align);
+        let offset = tape.place(size, align);
         self.loop_tapes.insert(l, tape);
         unsafe {
             // Written at the end of its block, in the record of this instance.
@@ -395,7 +395,7 @@ impl<'g> Reverse<'g> {
             } else {
                 None
             };
-            let tape = LoopTape { buf, cap, stride, hint, fixed, size: 0, align: 1 };
+            let tape = LoopTape { buf, cap, stride, hint, fixed, size: 0, align: 1, hole: (0, 0) };
             self.loop_tapes.insert(l, tape);
             self.tapes.push(tape);
             if fixed.is_some() {
@@ -470,6 +470,8 @@ pub(super) struct LoopTape {
     size: u64,
     /// The record's alignment (its largest field's, at most 16).
     align: u64,
+    /// Padding left between fields (offset, bytes), for a later small field.
+    hole: (u64, u64),
 }
 
 /// A tape of a bounded loop whose whole buffer takes at most this many
@@ -477,6 +479,24 @@ pub(super) struct LoopTape {
 const STACK_TAPE_BYTES: u64 = 4096;
 
 impl LoopTape {
+    /// The offset of a new field: in the padding an earlier field left if it
+    /// fits there (an `i32` before a `double` leaves 4 bytes), else at the end.
+    fn place(&mut self, size: u64, align: u64) -> u64 {
+        self.align = self.align.max(align);
+        let (at, room) = self.hole;
+        let start = at.div_ceil(align) * align;
+        if start + size <= at + room {
+            self.hole = (start + size, at + room - (start + size));
+            return start;
+        }
+        let offset = self.size.div_ceil(align) * align;
+        if offset - self.size > room {
+            self.hole = (self.size, offset - self.size);
+        }
+        self.size = offset + size;
+        offset
+    }
+
     /// The arguments of `enzyme_rs.tape.release` for this tape, loaded at
     /// the emitter's position.
     pub(super) fn release_args(&self, e: &crate::emit::Emitter) -> [Value; 4] {

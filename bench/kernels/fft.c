@@ -7,8 +7,10 @@ static const char *NAME = "fft";
 static int N;
 static double *X, *DX, *TX, *TW;
 
-static void fft(double *a, const double *tw, int n, int inverse) {
-  for (int i = 1, j = 0; i < n; i++) { /* bit reversal */
+/* The bit reversal: a permutation that is its own inverse and its own
+ * transpose (so the hand-written adjoint uses it as it is). */
+static void bit_reverse(double *a, int n) {
+  for (int i = 1, j = 0; i < n; i++) {
     int bit = n >> 1;
     for (; j & bit; bit >>= 1) j ^= bit;
     j ^= bit;
@@ -17,6 +19,10 @@ static void fft(double *a, const double *tw, int n, int inverse) {
       a[2 * i] = a[2 * j], a[2 * i + 1] = a[2 * j + 1], a[2 * j] = re, a[2 * j + 1] = im;
     }
   }
+}
+
+static void fft(double *a, const double *tw, int n, int inverse) {
+  bit_reverse(a, n);
   for (int len = 2; len <= n; len <<= 1)
     for (int i = 0; i < n; i += len)
       for (int k = 0; k < len / 2; k++) {
@@ -60,6 +66,34 @@ static double forward(void) { return __enzyme_fwddiff((void *)roundtrip, enzyme_
 static void analytic(void) {
   for (int i = 0; i < N; i++) DX[2 * i] += cos(X[2 * i]), DX[2 * i + 1] += X[2 * i + 1];
 }
+/* Hand-written adjoint. The transform is linear, so its adjoint is its
+ * transpose: the butterfly stages transposed in reverse order (each
+ * butterfly u' = u + w v, v' = u - w v gives u = u' + v', v = conj(w) (u' - v')),
+ * then the bit reversal, which is its own transpose. */
+static void fft_adjoint(double *g, const double *tw, int n, int inverse) {
+  for (int len = n; len >= 2; len >>= 1)
+    for (int i = 0; i < n; i += len)
+      for (int k = 0; k < len / 2; k++) {
+        double wr = tw[2 * (k * (n / len))], wi = inverse ? -tw[2 * (k * (n / len)) + 1] : tw[2 * (k * (n / len)) + 1];
+        double *u = g + 2 * (i + k), *v = g + 2 * (i + k + len / 2);
+        double tr = u[0] - v[0], ti = u[1] - v[1];
+        u[0] += v[0], u[1] += v[1];
+        v[0] = tr * wr + ti * wi, v[1] = ti * wr - tr * wi;
+      }
+  bit_reverse(g, n);
+}
+static void hand(void) {
+  static double *a, *g; /* work buffers made once, as a hand-tuned code would */
+  if (!a) a = malloc(2 * N * sizeof *a), g = malloc(2 * N * sizeof *g);
+  for (int i = 0; i < 2 * N; i++) a[i] = X[i];
+  fft(a, TW, N, 0);
+  fft(a, TW, N, 1);
+  for (int i = 0; i < N; i++) g[2 * i] = cos(a[2 * i] / N) / N, g[2 * i + 1] = a[2 * i + 1] / ((double)N * N);
+  fft_adjoint(g, TW, N, 1);
+  fft_adjoint(g, TW, N, 0);
+  for (int i = 0; i < 2 * N; i++) DX[i] += g[i];
+}
 #define HAVE_FORWARD
+#define HAVE_HAND
 #define HAVE_ANALYTIC
 #include "../harness.h"
