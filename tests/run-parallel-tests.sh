@@ -27,6 +27,13 @@ for o in -O0 -O2; do
   rc=$?
   report "OpenMP program [$o]: ${log:-}" $rc
 done
+# Derivatives called by several threads at once share the pool of kept tapes.
+for o in -O0 -O2; do
+  "$CC" $o -fopenmp "$here/parallel/tapes_concurrent.c" -o "$build/tapes_concurrent$o" -lm &&
+    log=$(OMP_NUM_THREADS=4 "$build/tapes_concurrent$o")
+  rc=$?
+  report "gradients on 4 threads at once [$o]: ${log:-}" $rc
+done
 refused "OpenMP max reduction in reverse mode" "$build/openmp_region" "or a reduction other than a sum" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_region.c"
 refused "OpenMP critical section in reverse mode" "$build/openmp_critical_reverse" "a \`critical\` section" \

@@ -45,6 +45,7 @@ mod prep;
 mod registry;
 mod replay;
 mod request;
+mod reread;
 mod results;
 mod reverse;
 mod rule_calls;

@@ -759,7 +759,7 @@ fn heap_roots(v: Value, kind_of: &impl Fn(Value) -> Kind) -> Vec<Value> {
 
 /// Whether a pointer base is memory of the differentiated code itself (a
 /// stack slot or a heap allocation), which the caller cannot see.
-fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
+pub(crate) fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
     ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc | Kind::Alloca)
 }
 
@@ -812,36 +812,4 @@ fn captures_constant_pointers(a: Value, m: &Memory) -> bool {
         _ => false,
     });
     fits && stored && forked
-}
-
-/// Whether `f` writes no memory its caller can see (only its own stack slots
-/// and heap blocks): then its inputs do not change while it runs, and loads
-/// from them can be repeated instead of saved.
-pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Value) -> Kind) -> bool {
-    for b in &cfg.order {
-        if !cfg.live.contains(b) {
-            continue;
-        }
-        for i in ir::instructions(*b) {
-            let dst = match kind_of(i) {
-                Kind::Store => ir::operand(i, 1),
-                Kind::AtomicAdd => ir::operand(i, 0),
-                Kind::MemSet | Kind::MemCpy | Kind::Free => ir::operand(i, 0),
-                Kind::LibCall | Kind::Call(_) | Kind::Custom(_) => return false,
-                // `frexp` writes its exponent through a pointer.
-                Kind::Rule(_)
-                    if ir::opcode(i) == LLVMOpcode::LLVMCall
-                        && (0..ir::call_arg_count(i)).any(|k| ir::is_pointer(ir::type_of(ir::operand(i, k)))) =>
-                {
-                    return false
-                }
-                _ => continue,
-            };
-            if !is_local(root_of(dst), &kind_of) {
-                return false;
-            }
-        }
-    }
-    let _ = f;
-    true
 }

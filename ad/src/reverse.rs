@@ -79,6 +79,9 @@ pub(crate) struct Reverse<'g> {
     pub(super) loaded_instance: HashMap<(Block, usize), Value>,
     /// The function writes no memory its caller can see.
     pub(super) inputs_unchanged: bool,
+    /// Arguments whose memory nothing writes while the derivative runs
+    /// (`noalias` and only read, see `reread`): loads from them are read again.
+    pub(super) unwritten_arguments: std::collections::HashSet<Value>,
     /// For a split derivative: its coroutine.
     pub(super) split: Option<Split>,
     /// Where the forward sweep leaves the primal result, when the
@@ -201,6 +204,7 @@ impl<'g> Reverse<'g> {
             tape_fields: HashMap::new(),
             loaded_instance: HashMap::new(),
             inputs_unchanged: false,
+            unwritten_arguments: Default::default(),
             entry_instance: HashMap::new(),
             reserved: HashMap::new(),
             split: None,
@@ -219,7 +223,10 @@ impl<'g> Reverse<'g> {
         r.exchange(0);
         // A split derivative's caller may change memory between its two parts:
         // nothing can be re-read then.
-        r.inputs_unchanged = !split && memory::writes_only_local_memory(f, &r.cfg, classify);
+        r.inputs_unchanged = !split && crate::reread::writes_only_local_memory(f, &r.cfg, classify);
+        if !split {
+            r.unwritten_arguments = crate::reread::unwritten_noalias_arguments(f);
+        }
         for b in r.cfg.order.clone() {
             let fb = r.e.append_block(d, "fwd");
             r.fwd.insert(b, fb);

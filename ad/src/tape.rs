@@ -311,14 +311,21 @@ impl<'g> Reverse<'g> {
         costly.len() <= 1
     }
 
-    /// A load from the caller's memory (an argument's or a global's) when the
-    /// function writes none: the value is still there in the reverse sweep.
+    /// A load of memory nothing writes while the derivative runs (see
+    /// `reread`): from a `noalias` argument the function only reads, or from
+    /// the caller's memory (an argument's or a global's) when the function
+    /// writes none. The value is still there in the reverse sweep.
     pub(super) fn rereadable(&self, n: Value) -> bool {
-        if !self.inputs_unchanged || ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMLoad {
+        if ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMLoad || ir::is_atomic(n) || unsafe { LLVMGetVolatile(n) != 0 } {
             return false;
         }
         let root = memory::root_of(ir::operand(n, 0));
-        unsafe { ir::is_argument(root) || !LLVMIsAGlobalVariable(root).is_null() }
+        // The set holds the function's own arguments; the sweeps use the
+        // derivative's (the map's images).
+        if self.unwritten_arguments.iter().any(|a| self.map.get(a).copied().unwrap_or(*a) == root) {
+            return true;
+        }
+        self.inputs_unchanged && unsafe { ir::is_argument(root) || !LLVMIsAGlobalVariable(root).is_null() }
     }
 
     /// The instance of loop `l` being reversed, loaded once per reverse block.
