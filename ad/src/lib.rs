@@ -110,6 +110,9 @@ pub struct Ablation {
     /// Tapes of loops with a proven bound on their iterations are made once
     /// per call (on the stack when small) instead of growing as they run.
     pub no_bounded_tapes: bool,
+    /// The tapes' records are an alias scope of their own, which every other
+    /// memory access of a derivative is known not to alias.
+    pub no_tape_scope: bool,
 }
 
 /// Reads what the program registers in Enzyme's spellings outside the
@@ -207,9 +210,11 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         plans = waiting.iter().map(|k| all[*k].take().expect("once")).collect();
         // Derivatives a later round differentiates again keep their tapes to
         // themselves: a buffer from the pool of kept tapes (a global) has no
-        // shadow the outer derivative could follow.
+        // shadow the outer derivative could follow; and their tape accesses
+        // carry no alias scopes the outer derivative would copy onto shadows.
         let mut round_options = options.clone();
         round_options.ablation.no_tape_reuse |= !plans.is_empty();
+        round_options.ablation.no_tape_scope |= !plans.is_empty();
         differentiate_round(module, &round, &round_options, &mut summary)?;
     }
     remove_type_hints(module);

@@ -66,6 +66,8 @@ pub(crate) struct Reverse<'g> {
     pub(super) reserved: HashMap<usize, Option<Value>>,
     /// Tape buffers (slot of the buffer pointer) to free at the end.
     pub(super) tapes: Vec<crate::tape::LoopTape>,
+    /// Every load and store of a loop tape's records (see `mark_tape_scope`).
+    pub(super) tape_accesses: Vec<Value>,
     /// Slot of the list of shadows freed at the end (see `freed_shadows`).
     pub(crate) freed_shadows: Option<Value>,
     /// The function's allocations whose addresses are put in memory (see
@@ -198,6 +200,7 @@ impl<'g> Reverse<'g> {
             rev_instance: Vec::new(),
             instance: HashMap::new(),
             tapes: Vec::new(),
+            tape_accesses: Vec::new(),
             freed_shadows: None,
             linked_blocks: None,
             loop_tapes: HashMap::new(),
@@ -289,6 +292,9 @@ impl<'g> Reverse<'g> {
             r.g.note(line);
         }
         r.finish_tapes();
+        if !r.g.ablation().no_tape_scope {
+            r.mark_tape_scope(d);
+        }
         if let Some(s) = r.split {
             r.e.at_end(s.release);
             r.free_tapes();

@@ -281,6 +281,7 @@ impl<'g> Reverse<'g> {
                 let tape = self.loop_tapes[&l];
                 let p = tape.field(self.e.ctx, self.e.b, id, offset);
                 let x = self.e.load(t, p);
+                self.tape_accesses.push(x);
                 unsafe { LLVMSetAlignment(x, tape_alignment(self.g.module(), t)) };
                 x
             }
@@ -367,6 +368,7 @@ impl<'g> Reverse<'g> {
             let p = tape.field(self.e.ctx, tmp, self.instance[&l], offset);
             let s = LLVMBuildStore(tmp, n, p);
             LLVMSetAlignment(s, tape_alignment(self.g.module(), t));
+            self.tape_accesses.push(s);
             LLVMDisposeBuilder(tmp);
         }
         self.tape_fields.insert(n, (l, offset));
@@ -455,6 +457,54 @@ impl<'g> Reverse<'g> {
                     let mut args =
                         [tape.buf, tape.cap, LLVMConstInt(i64t, records, 0), LLVMConstInt(i64t, stride, 0), tape.hint];
                     LLVMBuildCall2(self.slots, ir::function_type(grow), grow, args.as_mut_ptr(), 5, EMPTY);
+                }
+            }
+        }
+    }
+}
+
+impl<'g> Reverse<'g> {
+    /// Tells the optimiser that the tapes' records are memory of their own:
+    /// their loads and stores get the alias scope `enzyme_rs.tape`, and every
+    /// other load and store of derivative `d` is marked `noalias` with it. No
+    /// pointer of the program points into a tape, so the reverse sweep's
+    /// reads of a record then move out of inner loops past the adjoints
+    /// stored there (they were read again on every iteration).
+    pub(super) fn mark_tape_scope(&self, d: Value) {
+        if self.tape_accesses.is_empty() {
+            return;
+        }
+        unsafe {
+            let ctx = self.e.ctx;
+            let md = |s: &str| LLVMMDStringInContext2(ctx, s.as_ptr().cast(), s.len());
+            let domain = LLVMMDNodeInContext2(ctx, [md("enzyme_rs.tape.domain")].as_mut_ptr(), 1);
+            let scope = LLVMMDNodeInContext2(ctx, [md("enzyme_rs.tape"), domain].as_mut_ptr(), 2);
+            let kind = |name: &str| LLVMGetMDKindIDInContext(ctx, name.as_ptr().cast(), name.len() as u32);
+            let (scope_kind, noalias_kind) = (kind("alias.scope"), kind("noalias"));
+            let tape: std::collections::HashSet<Value> = self.tape_accesses.iter().copied().collect();
+            let list = LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, [scope].as_mut_ptr(), 1));
+            for b in ir::blocks(d) {
+                for i in ir::instructions(b) {
+                    use llvm_sys::LLVMOpcode::*;
+                    if !matches!(ir::opcode(i), LLVMLoad | LLVMStore) {
+                        continue;
+                    }
+                    if tape.contains(&i) {
+                        LLVMSetMetadata(i, scope_kind, list);
+                        continue;
+                    }
+                    // Added to the scopes it is already known not to alias.
+                    let old = LLVMGetMetadata(i, noalias_kind);
+                    let mut scopes: Vec<llvm_sys::prelude::LLVMMetadataRef> = Vec::new();
+                    if !old.is_null() {
+                        let n = LLVMGetMDNodeNumOperands(old) as usize;
+                        let mut ops: Vec<Value> = vec![std::ptr::null_mut(); n];
+                        LLVMGetMDNodeOperands(old, ops.as_mut_ptr());
+                        scopes.extend(ops.into_iter().map(|o| LLVMValueAsMetadata(o)));
+                    }
+                    scopes.push(scope);
+                    let node = LLVMMDNodeInContext2(ctx, scopes.as_mut_ptr(), scopes.len());
+                    LLVMSetMetadata(i, noalias_kind, LLVMMetadataAsValue(ctx, node));
                 }
             }
         }
