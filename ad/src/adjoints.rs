@@ -214,6 +214,10 @@ impl Reverse<'_> {
                     .enumerate()
                     .any(|(j, p)| active[j] && p.as_ref().is_some_and(|p| p.uses_result()))
                     .then(|| self.primal(i));
+                let siblings: Vec<(&'static str, usize, Value)> =
+                    if active.iter().any(|a| *a) { crate::emit::sibling_calls(i, r, &ops) } else { Vec::new() };
+                let siblings: Vec<(&'static str, usize, Value)> =
+                    siblings.into_iter().map(|(name, k, c)| (name, k, self.primal(c))).collect();
                 for (k, op) in ops.iter().enumerate() {
                     let Some(partial) = &r.partials[k] else {
                         continue;
@@ -222,7 +226,7 @@ impl Reverse<'_> {
                         continue;
                     }
                     let mut res = || result.expect("result computed when a partial uses it");
-                    if let Some(c) = self.e.scaled_partial(partial, t, &args, &mut res, d) {
+                    if let Some(c) = self.e.scaled_partial(partial, t, &args, &siblings, &mut res, d) {
                         self.accumulate(*op, c);
                     }
                 }

@@ -263,11 +263,17 @@ impl Emitter {
     /// `partial · seed`, where `partial` is a rule expression over `args`
     /// (values in the function being built) and `result`. `None` when the
     /// partial is the constant zero, so no contribution needs emitting.
+    ///
+    /// `siblings` are values of the function being built standing for calls
+    /// of the partial (`(name, k, v)`: `name(argument k)` is `v`), so
+    /// `-sin(x)` for a `cos(x)` whose `sin(x)` the program computes anyway
+    /// costs no second call (see [`sibling_calls`]).
     pub fn scaled_partial(
         &self,
         partial: &Expr,
         ty: Type,
         args: &[Value],
+        siblings: &[(&'static str, usize, Value)],
         result: &mut dyn FnMut() -> Value,
         seed: Value,
     ) -> Option<Value> {
@@ -276,7 +282,7 @@ impl Emitter {
             Expr::Num(x) if *x == 1.0 => Some(seed),
             Expr::Num(x) if *x == -1.0 => Some(self.fneg(seed)),
             e => {
-                let p = self.eval(e, ty, args, result);
+                let p = self.eval(e, ty, args, siblings, result);
                 let p = self.as_float(p, ty);
                 let c = self.fmul(p, seed);
                 if ir::vector_lanes(ty).is_none() && !self.strong_zero {
@@ -304,7 +310,14 @@ impl Emitter {
         }
     }
 
-    fn eval(&self, e: &Expr, ty: Type, args: &[Value], result: &mut dyn FnMut() -> Value) -> Val {
+    fn eval(
+        &self,
+        e: &Expr,
+        ty: Type,
+        args: &[Value],
+        siblings: &[(&'static str, usize, Value)],
+        result: &mut dyn FnMut() -> Value,
+    ) -> Val {
         unsafe {
             match e {
                 Expr::Num(x) => Val::Lit(*x),
@@ -317,13 +330,13 @@ impl Emitter {
                     }
                 }
                 Expr::Result => Val::F(result()),
-                Expr::Neg(a) => match self.eval(a, ty, args, result) {
+                Expr::Neg(a) => match self.eval(a, ty, args, siblings, result) {
                     Val::Lit(x) => Val::Lit(-x),
                     Val::I(v) => Val::I(LLVMBuildNeg(self.b, v, EMPTY)),
                     v => Val::F(self.fneg(self.as_float(v, ty))),
                 },
                 Expr::Bin(op, a, b) => {
-                    let (x, y) = (self.eval(a, ty, args, result), self.eval(b, ty, args, result));
+                    let (x, y) = (self.eval(a, ty, args, siblings, result), self.eval(b, ty, args, siblings, result));
                     match (x, y) {
                         (Val::Lit(p), Val::Lit(q)) => Val::Lit(match op {
                             BinOp::Add => p + q,
@@ -350,7 +363,7 @@ impl Emitter {
                     }
                 }
                 Expr::Cmp(op, a, b) => {
-                    let (x, y) = (self.eval(a, ty, args, result), self.eval(b, ty, args, result));
+                    let (x, y) = (self.eval(a, ty, args, siblings, result), self.eval(b, ty, args, siblings, result));
                     match (x, y) {
                         (Val::B(p), Val::B(q)) => {
                             let pred = match op {
@@ -371,15 +384,20 @@ impl Emitter {
                     }
                 }
                 Expr::Select(c, a, b) => {
-                    let c = match self.eval(c, ty, args, result) {
+                    let c = match self.eval(c, ty, args, siblings, result) {
                         Val::B(c) => c,
                         _ => panic!("select condition must be a comparison"),
                     };
-                    let (x, y) = (self.eval(a, ty, args, result), self.eval(b, ty, args, result));
+                    let (x, y) = (self.eval(a, ty, args, siblings, result), self.eval(b, ty, args, siblings, result));
                     Val::F(self.select(c, self.as_float(x, ty), self.as_float(y, ty)))
                 }
                 Expr::Call(name, call_args) => {
-                    let vals: Vec<Val> = call_args.iter().map(|a| self.eval(a, ty, args, result)).collect();
+                    if let [Expr::Param(k)] = call_args.as_slice() {
+                        if let Some((_, _, v)) = siblings.iter().find(|(n, j, _)| n == name && j == k) {
+                            return Val::F(*v);
+                        }
+                    }
+                    let vals: Vec<Val> = call_args.iter().map(|a| self.eval(a, ty, args, siblings, result)).collect();
                     let intrinsic = format!("llvm.{name}");
                     if *name == "powi" {
                         let x = self.as_float(vals[0], ty);
@@ -461,6 +479,57 @@ fn real_pred(op: CmpOp) -> LLVMRealPredicate {
 pub(crate) fn rule_operands(i: Value, rule: &CompiledRule) -> Vec<Value> {
     let n = rule.int_params.len() as u32;
     (0..n).map(|k| ir::operand(i, k)).collect()
+}
+
+/// The calls a rule's partials make of one operand (`sin(x)` in `cos`'s)
+/// that the program itself makes of the same operand in the same block as
+/// `i` (so both run whenever either does): `(name, k, call)` for `name(operand
+/// k)`. Their values are used instead of calling again.
+pub(crate) fn sibling_calls(i: Value, rule: &CompiledRule, ops: &[Value]) -> Vec<(&'static str, usize, Value)> {
+    fn calls(e: &Expr, out: &mut Vec<(&'static str, usize)>) {
+        match e {
+            Expr::Call(name, args) => match args.as_slice() {
+                [Expr::Param(k)] => out.push((name, *k)),
+                _ => args.iter().for_each(|a| calls(a, out)),
+            },
+            Expr::Neg(a) => calls(a, out),
+            Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => {
+                calls(a, out);
+                calls(b, out);
+            }
+            Expr::Select(c, a, b) => {
+                calls(c, out);
+                calls(a, out);
+                calls(b, out);
+            }
+            Expr::Num(_) | Expr::Param(_) | Expr::Result => {}
+        }
+    }
+    let mut wanted = Vec::new();
+    rule.partials.iter().flatten().for_each(|p| calls(p, &mut wanted));
+    let mut found = Vec::new();
+    for (name, k) in wanted {
+        let op = ops[k];
+        // `sin`, `sinf`, `sinl` (their types are checked) or `llvm.sin.*`.
+        let same_function = |callee: &str| {
+            callee == name
+                || callee.strip_suffix(['f', 'l']) == Some(name)
+                || callee.strip_prefix("llvm.").and_then(|r| r.split('.').next()) == Some(name)
+        };
+        let sibling = ir::users(op).into_iter().find(|c| {
+            ir::opcode(*c) == llvm_sys::LLVMOpcode::LLVMCall
+                && *c != i
+                && ir::call_arg_count(*c) == 1
+                && ir::operand(*c, 0) == op
+                && ir::type_of(*c) == ir::type_of(op)
+                && ir::parent_block(*c) == ir::parent_block(i)
+                && ir::called_function(*c).is_some_and(|f| same_function(&ir::name(f)))
+        });
+        if let Some(c) = sibling {
+            found.push((name, k, c));
+        }
+    }
+    found
 }
 
 /// See [`Emitter::adjoint_zero`].

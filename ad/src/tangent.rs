@@ -148,12 +148,25 @@ pub(crate) trait Tangents {
             Kind::Rule(r) => {
                 let ops = rule_operands(i, r);
                 let args: Vec<Value> = ops.iter().map(|o| self.val(*o)).collect();
+                // Only calls made before `i`: tangents are made in program order.
+                let before = |c: Value| {
+                    let mut x = c;
+                    while !x.is_null() && x != i {
+                        x = unsafe { llvm_sys::core::LLVMGetNextInstruction(x) };
+                    }
+                    x == i
+                };
+                let siblings: Vec<(&'static str, usize, Value)> = crate::emit::sibling_calls(i, r, &ops)
+                    .into_iter()
+                    .filter(|(_, _, c)| before(*c))
+                    .map(|(name, k, c)| (name, k, self.val(c)))
+                    .collect();
                 let mut sum: Option<Value> = None;
                 for (k, op) in ops.iter().enumerate() {
                     let (Some(partial), Some(dop)) = (&r.partials[k], self.tangents().get(op)) else {
                         continue;
                     };
-                    if let Some(c) = self.emitter().scaled_partial(partial, t, &args, &mut || n, *dop) {
+                    if let Some(c) = self.emitter().scaled_partial(partial, t, &args, &siblings, &mut || n, *dop) {
                         sum = Some(match sum {
                             Some(s) => self.emitter().fadd(s, c),
                             None => c,
