@@ -83,6 +83,48 @@ instructions() {
 # A profile by kind of code: derivative, libm, allocation and copies, the
 # rest; instructions as "derivative libm memory other" (see profile.awk).
 profile() { callgrind_annotate --threshold=100 "$build/$1.$2.callgrind" 2>/dev/null | awk -f "$here/profile.awk"; }
+# The goals of issue 15, from the facts this run measured ("name n mode ms
+# primal_ms peak_MB" per line; "jax" lines carry JAX's time, "build" lines the
+# enzyme-cc and clang build times). BA's forward mode takes 15 directions.
+goals() {
+  awk '
+    function yn(ok) { return ok ? "yes" : "no" }
+    { key = $1 " n=" $2 }
+    $3 == "reverse" { rev[key] = $4; prim[key] = $5; peak[key] = $6; order[++n] = key; name[key] = $1 }
+    $3 == "hand" { hand[key] = $4; hpeak[key] = $6 }
+    $3 == "forward" { fwd[key] = $4 / $5 / ($1 == "ba" ? 15 : 1) }
+    $3 == "jax" && $4 + 0 > 0 { jax[key] = $4 }
+    $3 == "build" { build[$1] = $4 / $5 }
+    END {
+      worst = 0; gmm_ok = 1; jax_ok = 1; hand_worst = 0; mem_worst = 0; fwd_worst = 0; build_worst = 0
+      for (i = 1; i <= n; i++) {
+        k = order[i]; r = rev[k] / prim[k]; lg += log(r)
+        if (r > worst) { worst = r; wk = k }
+        if (name[k] ~ /^gmm/) {
+          gl = gl sprintf("%s%.2fx", gl == "" ? "" : ", ", r); if (r > 2.5) gmm_ok = 0
+          if (k in jax) { jl = jl sprintf("%s%.2f", jl == "" ? "" : ", ", rev[k] / jax[k]); if (rev[k] >= jax[k]) jax_ok = 0 }
+        }
+        if (k in hand) {
+          h = rev[k] / hand[k]; hl = hl sprintf("%s%s %.2f", hl == "" ? "" : ", ", name[k], h)
+          if (h > hand_worst) { hand_worst = h; hk = k }
+          m = peak[k] / (hpeak[k] > 0 ? hpeak[k] : 1); if (m > mem_worst) { mem_worst = m; mk = k }
+        }
+        if ((k in fwd) && fwd[k] > fwd_worst) { fwd_worst = fwd[k]; fk = k }
+      }
+      for (b in build) if (build[b] > build_worst) { build_worst = build[b]; bk = b }
+      g = exp(lg / n)
+      print "| goal | measured | met |"
+      print "|---|---|---|"
+      printf "| gradient / primal at most 2.0 (geometric mean over the suite) | %.2fx | %s |\n", g, yn(g <= 2)
+      printf "| no gradient over 3x the primal | worst: %s, %.2fx | %s |\n", wk, worst, yn(worst <= 3)
+      printf "| GMM at most 2.5x at every size | %s | %s |\n", gl, yn(gmm_ok)
+      printf "| GMM faster than JAX at every size (time over JAX'"'"'s) | %s | %s |\n", jl == "" ? "n/a" : jl, yn(jax_ok && jl != "")
+      printf "| within 1.3x of the hand-written adjoint | %s | %s |\n", hl, yn(hand_worst <= 1.3)
+      printf "| peak memory at most 2x the hand adjoint'"'"'s | worst: %s, %d MB against %d MB | %s |\n", mk, peak[mk], hpeak[mk], yn(mem_worst <= 2)
+      printf "| enzyme-cc -O2 build at most 2x clang-22 -O2 | worst: %s, %.2fx | %s |\n", bk, build_worst, yn(build_worst <= 2)
+      printf "| forward mode at most 1.5x the primal per direction | worst: %s, %.2fx | %s |\n", fk, fwd_worst, yn(fwd_worst <= 1.5)
+    }' "$1"
+}
 count_instr=0
 [ $smoke -eq 0 ] && [ "${BENCH_INSTR:-1}" != 0 ] && command -v valgrind >/dev/null && count_instr=1
 
@@ -135,6 +177,7 @@ for line in "${BENCHES[@]}"; do
       "$CLANG" -O2 "${cflags[@]}" "$here/kernels/$src" -o "$bin.clang" "$inc" -lm -Wl,--unresolved-symbols=ignore-all
       t4=$(ms)
       builds+=("| $name | $((t1 - t0)) | ${ad_ms:-?} | $((t4 - t3)) | $((t3 - t2)) |")
+      echo "$name - build $((t1 - t0)) $((t4 - t3)) -" >>"$build/facts"
     fi
   fi
   [ $smoke -eq 1 ] && continue
@@ -165,6 +208,7 @@ for line in "${BENCHES[@]}"; do
       fi
     fi
     ours+=("| | $mode | $tm | $(ratio "$tm" "$tp")x | $(ratio "$im" "$ip")x | $((mm / 1024)) |")
+    echo "$name $nrun $mode $tm $tp $((mm / 1024))" >>"$build/facts"
   done
   read -r _ _ _ ta _ < <(timed "$bin.ablation" reverse "$nrun" "$reps")
   row="| $label | ${t[reverse]} ($((m_rev / 1024)) MB) | $ta ($(ratio "$ta" "${t[reverse]}")x) |"
@@ -204,6 +248,7 @@ for line in "${BENCHES[@]}"; do
   fi
   fastest=$(printf '%s\n' "$a_reuse" "$a_retape" "$j_time" | awk '$1 + 0 > 0 {if (m == "" || $1 < m) m = $1} END {print m}')
   peers+=("| $label | ${t[reverse]} | ${t[hand]:--} | $a_reuse | $a_retape | $j_time | ${fastest:-?} | $(ratio "${t[reverse]}" "$fastest")x |")
+  echo "$name $nrun jax $j_time - -" >>"$build/facts"
   unset t
 done
 
@@ -235,6 +280,13 @@ parallel=$("$here/parallel.sh") || fail "OpenMP derivatives"
   echo "- flags: enzyme-cc -O2 for our builds, clang++-22 -O2 for ADOL-C's ($(dpkg-query -W -f '${Version}' libadolc-dev 2>/dev/null || echo '?'))," \
     "JAX $("$VENV/bin/python" -c 'import jax; print(jax.__version__)' 2>/dev/null || echo '?') on CPU, float64, jit, one thread"
   echo "- times: best of repeated runs after a warm-up, in ms; instructions: callgrind, one run less the setup"
+  echo
+  echo "## Issue 15's goals in this run"
+  echo
+  goals "$build/facts"
+  echo
+  echo "Where the remaining time goes: the instruction profile and the ablation table below, and bench/README.md"
+  echo "(\"Known gaps\"), which says per benchmark what is left and why."
   echo
   echo "## Our derivatives against the primal"
   echo
