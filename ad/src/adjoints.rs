@@ -214,10 +214,11 @@ impl Reverse<'_> {
                     .enumerate()
                     .any(|(j, p)| active[j] && p.as_ref().is_some_and(|p| p.uses_result()))
                     .then(|| self.primal(i));
-                let siblings: Vec<(&'static str, usize, Value)> =
-                    if active.iter().any(|a| *a) { crate::emit::sibling_calls(i, r, &ops) } else { Vec::new() };
-                let siblings: Vec<(&'static str, usize, Value)> =
-                    siblings.into_iter().map(|(name, k, c)| (name, k, self.primal(c))).collect();
+                let siblings: Vec<crate::emit::Sibling> = crate::emit::sibling_calls(i, r, &ops)
+                    .into_iter()
+                    .filter(|_| active.iter().any(|a| *a))
+                    .map(|(name, k, c)| (name, k, self.primal(c)))
+                    .collect();
                 for (k, op) in ops.iter().enumerate() {
                     let Some(partial) = &r.partials[k] else {
                         continue;

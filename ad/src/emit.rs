@@ -273,7 +273,7 @@ impl Emitter {
         partial: &Expr,
         ty: Type,
         args: &[Value],
-        siblings: &[(&'static str, usize, Value)],
+        siblings: &[Sibling],
         result: &mut dyn FnMut() -> Value,
         seed: Value,
     ) -> Option<Value> {
@@ -310,14 +310,7 @@ impl Emitter {
         }
     }
 
-    fn eval(
-        &self,
-        e: &Expr,
-        ty: Type,
-        args: &[Value],
-        siblings: &[(&'static str, usize, Value)],
-        result: &mut dyn FnMut() -> Value,
-    ) -> Val {
+    fn eval(&self, e: &Expr, ty: Type, args: &[Value], siblings: &[Sibling], result: &mut dyn FnMut() -> Value) -> Val {
         unsafe {
             match e {
                 Expr::Num(x) => Val::Lit(*x),
@@ -481,11 +474,15 @@ pub(crate) fn rule_operands(i: Value, rule: &CompiledRule) -> Vec<Value> {
     (0..n).map(|k| ir::operand(i, k)).collect()
 }
 
+/// `name(operand k)` is `value`: a call a rule's partial makes that the
+/// program has made already (see [`sibling_calls`]).
+pub(crate) type Sibling = (&'static str, usize, Value);
+
 /// The calls a rule's partials make of one operand (`sin(x)` in `cos`'s)
 /// that the program itself makes of the same operand in the same block as
 /// `i` (so both run whenever either does): `(name, k, call)` for `name(operand
 /// k)`. Their values are used instead of calling again.
-pub(crate) fn sibling_calls(i: Value, rule: &CompiledRule, ops: &[Value]) -> Vec<(&'static str, usize, Value)> {
+pub(crate) fn sibling_calls(i: Value, rule: &CompiledRule, ops: &[Value]) -> Vec<Sibling> {
     fn calls(e: &Expr, out: &mut Vec<(&'static str, usize)>) {
         match e {
             Expr::Call(name, args) => match args.as_slice() {

@@ -415,6 +415,15 @@ pub(crate) fn location(i: Value) -> Option<SourceLocation> {
     }
 }
 
+/// Adds enum attribute `name` (`"noinline"`, `"nofree"`, ...) to function `f`.
+pub(crate) fn add_function_attr(f: Value, name: &str) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+        let a = LLVMCreateEnumAttribute(ctx, attr_kind(name), 0);
+        LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, a);
+    }
+}
+
 /// An enum attribute kind by name (`"sret"`, `"noreturn"`, ...).
 pub(crate) fn attr_kind(name: &str) -> u32 {
     unsafe { LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len()) }

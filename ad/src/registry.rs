@@ -123,7 +123,7 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
             for e in elems {
                 match ir::strip_to_function(e) {
                     Some(f) if kind == Registration::InactiveFn => set_fn_attr(f, INACTIVE, ""),
-                    Some(f) => add_enum_attr(f, "nofree"),
+                    Some(f) => ir::add_function_attr(f, "nofree"),
                     None => diags.push(at_global(g, format!("`{name}` lists something that is not a function"))),
                 }
             }
@@ -257,7 +257,7 @@ fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         match (text.as_str(), f, global) {
             ("enzyme_inactive", Some(f), _) => set_fn_attr(f, INACTIVE, ""),
             ("enzyme_inactive", None, Some(v)) => mark_inactive_global(v),
-            ("enzyme_nofree", Some(f), _) => add_enum_attr(f, "nofree"),
+            ("enzyme_nofree", Some(f), _) => ir::add_function_attr(f, "nofree"),
             (t, Some(f), _) if t.starts_with("enzyme_function_like=") => {
                 let math = &t["enzyme_function_like=".len()..];
                 let mut sub = Vec::new();
@@ -512,7 +512,7 @@ fn hold_out_of_line(module: LLVMModuleRef) {
         }
         unsafe {
             if LLVMGetEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, noinline).is_null() {
-                add_enum_attr(f, "noinline");
+                ir::add_function_attr(f, "noinline");
                 set_fn_attr(f, HELD_OUT_OF_LINE, "");
             }
         }
@@ -548,14 +548,6 @@ fn set_fn_attr(f: Value, k: &str, v: &str) {
     unsafe {
         let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
         LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, string_attr(ctx, k, v));
-    }
-}
-
-fn add_enum_attr(f: Value, name: &str) {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
-        let a = LLVMCreateEnumAttribute(ctx, ir::attr_kind(name), 0);
-        LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, a);
     }
 }
 

@@ -64,8 +64,6 @@ pub(crate) struct Reverse<'g> {
     /// Per loop: the tape length its entry needs, when its trip count is
     /// known in the preheader (computed there on first use).
     pub(super) reserved: HashMap<usize, Option<Value>>,
-    /// Tape buffers (slot of the buffer pointer) to free at the end.
-    pub(super) tapes: Vec<crate::tape::LoopTape>,
     /// Every load and store of a loop tape's records (see `mark_tape_scope`).
     pub(super) tape_accesses: Vec<Value>,
     /// Slot of the list of shadows freed at the end (see `freed_shadows`).
@@ -199,7 +197,6 @@ impl<'g> Reverse<'g> {
             count: Vec::new(),
             rev_instance: Vec::new(),
             instance: HashMap::new(),
-            tapes: Vec::new(),
             tape_accesses: Vec::new(),
             freed_shadows: None,
             linked_blocks: None,
@@ -591,7 +588,7 @@ impl<'g> Reverse<'g> {
     /// to the pool or are freed ([`crate::tape_buffer`]).
     pub(super) fn free_tapes(&mut self) {
         let release = crate::tape_buffer::release_function(self.g.module());
-        for t in self.tapes.clone() {
+        for t in self.tapes_in_order() {
             self.e.call(release, &mut t.release_args(&self.e));
         }
     }

@@ -156,7 +156,7 @@ pub(crate) trait Tangents {
                     }
                     x == i
                 };
-                let siblings: Vec<(&'static str, usize, Value)> = crate::emit::sibling_calls(i, r, &ops)
+                let siblings: Vec<crate::emit::Sibling> = crate::emit::sibling_calls(i, r, &ops)
                     .into_iter()
                     .filter(|(_, _, c)| before(*c))
                     .map(|(name, k, c)| (name, k, self.val(c)))

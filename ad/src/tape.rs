@@ -164,14 +164,14 @@ impl<'g> Reverse<'g> {
         let preds = self.cfg.preds[&b].clone();
         unsafe {
             // A byte on the tape unless there are more predecessors than that counts.
-            let i32t =
+            let index_t =
                 if preds.len() <= 256 { LLVMInt8TypeInContext(self.e.ctx) } else { LLVMInt32TypeInContext(self.e.ctx) };
-            let phi = LLVMBuildPhi(self.e.b, i32t, c"from".as_ptr());
+            let phi = LLVMBuildPhi(self.e.b, index_t, c"from".as_ptr());
             for (k, p) in preds.iter().enumerate() {
                 // One phi entry per edge, so duplicate edges (switch cases) are counted.
                 let edges = ir::successors(ir::terminator(*p)).into_iter().filter(|s| *s == b).count();
                 for _ in 0..edges {
-                    let mut v = LLVMConstInt(i32t, k as u64, 0);
+                    let mut v = LLVMConstInt(index_t, k as u64, 0);
                     let mut nb = self.fwd[p];
                     LLVMAddIncoming(phi, &mut v, &mut nb, 1);
                 }
@@ -406,7 +406,6 @@ impl<'g> Reverse<'g> {
             };
             let tape = LoopTape { buf, cap, stride, hint, fixed, size: 0, align: 1, hole: (0, 0) };
             self.loop_tapes.insert(l, tape);
-            self.tapes.push(tape);
             if fixed.is_some() {
                 return tape;
             }
@@ -433,15 +432,21 @@ impl<'g> Reverse<'g> {
         }
     }
 
+    /// The loops' tapes, in the order of their loops (so generated code is
+    /// the same from one build to the next).
+    pub(super) fn tapes_in_order(&self) -> Vec<LoopTape> {
+        let mut tapes: Vec<(usize, LoopTape)> = self.loop_tapes.iter().map(|(l, t)| (*l, *t)).collect();
+        tapes.sort_by_key(|(l, _)| *l);
+        tapes.into_iter().map(|(_, t)| t).collect()
+    }
+
     /// Gives every loop tape its record size, now that its fields are known,
     /// and its whole buffer to a tape of a bounded loop: on the stack when
     /// small, else from the heap once (nothing is freed for a stack tape: its
     /// capacity slot stays 0).
     pub(super) fn finish_tapes(&mut self) {
         let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
-        let mut tapes: Vec<(usize, LoopTape)> = self.loop_tapes.iter().map(|(l, t)| (*l, *t)).collect();
-        tapes.sort_by_key(|(l, _)| *l);
-        for (_, tape) in tapes {
+        for tape in self.tapes_in_order() {
             let stride = tape.size.div_ceil(tape.align).max(1) * tape.align;
             unsafe {
                 LLVMBuildStore(self.slots, LLVMConstInt(i64t, stride, 0), tape.stride);
@@ -461,9 +466,7 @@ impl<'g> Reverse<'g> {
             }
         }
     }
-}
 
-impl<'g> Reverse<'g> {
     /// Tells the optimiser that the tapes' records are memory of their own:
     /// their loads and stores get the alias scope `enzyme_rs.tape`, and every
     /// other load and store of derivative `d` is marked `noalias` with it. No

@@ -349,15 +349,6 @@ pub(crate) fn grow_function(module: LLVMModuleRef) -> Value {
     }
 }
 
-/// An enum attribute on a function.
-fn add_attribute(f: Value, name: &str) {
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
-        let kind = LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
-        LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
-    }
-}
-
 /// The out-of-line part of [`grow_function`]: the tape has no room.
 fn grow_slow_function(module: LLVMModuleRef, params: &[Ty]) -> Value {
     let body = match begin(module, "enzyme_rs.tape.grow.slow", Ty::Ptr, params) {
@@ -366,11 +357,11 @@ fn grow_slow_function(module: LLVMModuleRef, params: &[Ty]) -> Value {
     };
     unsafe {
         let (i64t, ptr_t) = (LLVMInt64TypeInContext(body.ctx), LLVMPointerTypeInContext(body.ctx, 0));
-        add_attribute(body.f, "noinline");
-        add_attribute(body.f, "cold");
+        ir::add_function_attr(body.f, "noinline");
+        ir::add_function_attr(body.f, "cold");
         let (b, args) = (body.b, ir::params(body.f));
         let (buf_slot, cap_slot, need, elem, hint) = (args[0], args[1], args[2], args[3], args[4]);
-        let start = body.block(c"start");
+        let start = LLVMGetInsertBlock(b);
         let first = body.block(c"first");
         let pooled = body.block(c"pooled");
         let grow = body.block(c"grow");
@@ -379,8 +370,6 @@ fn grow_slow_function(module: LLVMModuleRef, params: &[Ty]) -> Value {
         let done = body.block(c"done");
         let ule = LLVMIntPredicate::LLVMIntULE;
         let buf = LLVMBuildLoad2(b, ptr_t, buf_slot, EMPTY);
-        LLVMBuildBr(b, start);
-        body.at(start);
         LLVMBuildCondBr(b, LLVMBuildIsNull(b, buf, EMPTY), first, grow);
         body.at(first);
         // No hint: reuse is switched off (`Ablation::no_tape_reuse`).
