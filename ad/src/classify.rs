@@ -455,6 +455,7 @@ pub(crate) fn check_function(
     original_name: &str,
     dup: &[bool],
     mode: Mode,
+    rules: crate::custom::RuleUse,
     runtime_activity: bool,
 ) -> (Vec<Diagnostic>, Vec<(Value, Vec<bool>)>) {
     let mut diags = Vec::new();
@@ -530,7 +531,7 @@ pub(crate) fn check_function(
                 }
                 Kind::Call(callee) => callees.push((callee, i)),
                 Kind::Custom(callee) => {
-                    if let Err(e) = crate::custom::check(callee, mode) {
+                    if let Err(e) = crate::custom::check(callee, rules) {
                         fail(
                             format!(
                                 "cannot use the custom derivative of `{}` in `{shown}`: {e}",

@@ -67,6 +67,15 @@ impl Emitter {
         unsafe { LLVMSetCurrentDebugLocation2(self.b, std::ptr::null_mut()) }
     }
 
+    /// Prints `message` and aborts when `cond` holds at run time.
+    pub fn abort_if(&self, cond: Value, message: &str) {
+        unsafe {
+            let msg = ir::cstring(message);
+            let s = LLVMBuildGlobalString(self.b, msg.as_ptr(), c"enzyme_rs.message".as_ptr());
+            self.call(crate::runtime::abort_if_function(self.module), &mut [cond, s]);
+        }
+    }
+
     pub fn before(&self, i: Value) {
         unsafe { LLVMPositionBuilderBefore(self.b, i) }
     }

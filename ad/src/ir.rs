@@ -424,6 +424,16 @@ pub(crate) fn add_function_attr(f: Value, name: &str) {
     }
 }
 
+/// Adds the type attribute `name` (`"sret"`, `"byval"`) of type `t` to
+/// argument `index` (1-based) of call `call`.
+pub(crate) fn add_call_type_attr(call: Value, index: u32, name: &str, t: Type) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
+        let a = LLVMCreateTypeAttribute(ctx, attr_kind(name), t);
+        LLVMAddCallSiteAttribute(call, index, a);
+    }
+}
+
 /// An enum attribute kind by name (`"sret"`, `"noreturn"`, ...).
 pub(crate) fn attr_kind(name: &str) -> u32 {
     unsafe { LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len()) }

@@ -311,6 +311,17 @@ fn reached_by(plan: &MarkerCall) -> HashSet<Value> {
     out
 }
 
+/// Which custom rules a request's derivative calls.
+fn rule_use(plan: &MarkerCall) -> custom::RuleUse {
+    use custom::RuleUse;
+    match (plan.split, plan.mode) {
+        (Some(SplitPart::Augment | SplitPart::Size), _) => RuleUse::Augment,
+        (Some(SplitPart::Tangent), _) => RuleUse::SplitForward,
+        (Some(SplitPart::Reverse), _) | (None, Mode::Reverse) => RuleUse::Reverse,
+        (None, Mode::Forward) => RuleUse::Forward,
+    }
+}
+
 /// Checks and generates the derivatives of a set of requests none of which
 /// contains another's call, and rewrites their calls.
 fn differentiate_round(
@@ -323,7 +334,7 @@ fn differentiate_round(
     let mut gen = Generator::new(module);
     gen.report_activity = options.report_activity;
     gen.ablation = options.ablation;
-    let mut checked: HashSet<(Value, Vec<bool>, Mode, bool)> = HashSet::new();
+    let mut checked: HashSet<(Value, Vec<bool>, Mode, custom::RuleUse, bool)> = HashSet::new();
     for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
@@ -340,17 +351,18 @@ fn differentiate_round(
         );
         let mask = plan.dup_mask();
         let runtime_activity = plan.runtime_activity || options.runtime_activity;
-        if checked.insert((clone, mask.clone(), plan.mode, runtime_activity)) {
+        let rules = rule_use(plan);
+        if checked.insert((clone, mask.clone(), plan.mode, rules, runtime_activity)) {
             let name = ir::name(plan.function);
-            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, runtime_activity);
+            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, rules, runtime_activity);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
             let mut work = callees;
             while let Some((f, mask)) = work.pop() {
-                if !checked.insert((f, mask.clone(), plan.mode, runtime_activity)) {
+                if !checked.insert((f, mask.clone(), plan.mode, rules, runtime_activity)) {
                     continue;
                 }
                 let name = ir::name(gen.prep.original(f));
-                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode, runtime_activity);
+                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode, rules, runtime_activity);
                 diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
                 work.extend(callees);
             }

@@ -15,7 +15,7 @@ use crate::ir::{self, Value};
 use crate::parallel::omp_function;
 use crate::request::Request;
 use crate::reverse::Reverse;
-use crate::runtime::{abort_if_function, add_function, existing, free_shadow_list_function, libc_function};
+use crate::runtime::{add_function, existing, free_shadow_list_function, libc_function};
 
 /// What the forward sweep of a region's call leaves for its reverse: the
 /// per-thread arrays (handles, buffers, lists of kept shadows) and the
@@ -185,11 +185,10 @@ fn augment_wrapper(module: LLVMModuleRef, split: Value, layout: &SplitIo) -> Val
         let t = e.call(omp_function(module, "omp_get_thread_num"), &mut []);
         let t64 = LLVMBuildSExt(e.b, t, i64t, c"".as_ptr());
         let over = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntUGE, t64, cap, c"".as_ptr());
-        let msg = ir::cstring(
+        e.abort_if(
+            over,
             "enzyme-rs: a differentiated OpenMP region ran on more threads than omp_get_max_threads() said",
         );
-        let s = LLVMBuildGlobalString(e.b, msg.as_ptr(), c"enzyme_rs.message".as_ptr());
-        e.call(abort_if_function(module), &mut [over, s]);
         let is_first =
             LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, t, LLVMConstInt(i32t, 0, 0), c"".as_ptr());
         LLVMBuildCondBr(e.b, is_first, first, run);

@@ -50,10 +50,11 @@ enum Registration {
     Gradient,
     /// `{f, forward}`: a custom forward-mode derivative.
     Derivative,
+    /// `{f, augmented_forward, split_forward}`: a custom split forward-mode
+    /// derivative (`__enzyme_fwdsplit`).
+    SplitDerivative,
     /// `{alloc, size argument, "-1", free}`: an allocator and its deallocator.
     AllocationLike,
-    /// Known in Enzyme, not implemented here yet: (what it is).
-    NotYet(&'static str),
 }
 
 const REGISTRATIONS: &[(&str, Registration)] = &[
@@ -63,7 +64,7 @@ const REGISTRATIONS: &[(&str, Registration)] = &[
     ("__enzyme_nofree", Registration::NoFree),
     ("__enzyme_register_gradient", Registration::Gradient),
     ("__enzyme_register_derivative", Registration::Derivative),
-    ("__enzyme_register_splitderivative", Registration::NotYet("a custom split forward-mode derivative")),
+    ("__enzyme_register_splitderivative", Registration::SplitDerivative),
     ("__enzyme_allocation_like", Registration::AllocationLike),
 ];
 
@@ -97,6 +98,7 @@ fn read_globals(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
             let Some((_, kind)) = REGISTRATIONS.iter().find(|(p, _)| name.starts_with(p)) else {
                 diags.push(at_global(g, format!("unknown Enzyme registration global `{name}`")).with_help(
                     "the engine reads __enzyme_register_gradient_*, __enzyme_register_derivative_*, \
+                     __enzyme_register_splitderivative_*, __enzyme_allocation_like, \
                      __enzyme_inactivefn, __enzyme_inactive_global, __enzyme_function_like and __enzyme_nofree; \
                      rename the global if it is not meant for Enzyme",
                 ));
@@ -146,13 +148,19 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
                 ),
             }
         }
-        Registration::Gradient | Registration::Derivative => {
+        Registration::Gradient | Registration::Derivative | Registration::SplitDerivative => {
             let fns: Vec<Option<Value>> = elems.iter().map(|e| ir::strip_to_function(*e)).collect();
-            let want = if kind == Registration::Gradient { 3 } else { 2 };
-            let usage = if kind == Registration::Gradient {
-                "`void *__enzyme_register_gradient_f[3] = {(void *)f, (void *)augmented_f, (void *)reverse_f};`"
-            } else {
-                "`void *__enzyme_register_derivative_f[2] = {(void *)f, (void *)forward_f};`"
+            let (want, usage) = match kind {
+                Registration::Gradient => (
+                    3,
+                    "`void *__enzyme_register_gradient_f[3] = {(void *)f, (void *)augmented_f, (void *)reverse_f};`",
+                ),
+                Registration::SplitDerivative => (
+                    3,
+                    "`void *__enzyme_register_splitderivative_f[3] = {(void *)f, (void *)augmented_f, \
+                     (void *)split_forward_f};`",
+                ),
+                _ => (2, "`void *__enzyme_register_derivative_f[2] = {(void *)f, (void *)forward_f};`"),
             };
             if fns.len() != want || fns.iter().any(Option::is_none) {
                 let extra =
@@ -164,12 +172,22 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
                 return;
             }
             let fns: Vec<Value> = fns.into_iter().flatten().collect();
-            if kind == Registration::Gradient {
-                crate::custom::register(fns[0], crate::custom::AUGMENT, fns[1]);
-                crate::custom::register(fns[0], crate::custom::GRADIENT, fns[2]);
-            } else {
-                crate::custom::register(fns[0], crate::custom::DERIVATIVE, fns[1]);
+            let second = match kind {
+                Registration::Gradient => crate::custom::GRADIENT,
+                Registration::SplitDerivative => crate::custom::SPLIT_DERIVATIVE,
+                _ => {
+                    crate::custom::register(fns[0], crate::custom::DERIVATIVE, fns[1]);
+                    return;
+                }
+            };
+            if let Err(e) = crate::custom::register_augment(fns[0], fns[1]) {
+                diags.push(at_global(g, e).with_help(
+                    "one augmented call serves both __enzyme_reverse and __enzyme_fwdsplit: register the same \
+                     augmented function in __enzyme_register_gradient_* and __enzyme_register_splitderivative_*",
+                ));
+                return;
             }
+            crate::custom::register(fns[0], second, fns[2]);
         }
         Registration::AllocationLike => {
             let alloc = elems.first().and_then(|e| ir::strip_to_function(*e));
@@ -195,16 +213,6 @@ fn apply_registration(g: Value, name: &str, kind: Registration, diags: &mut Vec<
                     ),
                 ),
             }
-        }
-        Registration::NotYet(what) => {
-            let f = elems.first().and_then(|f| ir::strip_to_function(*f));
-            let target = f.map(|f| format!(" for `{}`", display_name(&ir::name(f)))).unwrap_or_default();
-            diags.push(
-                at_global(g, format!("`{name}` registers {what}{target}, which is not supported yet")).with_help(
-                    "the registration would be ignored and the function's own body differentiated instead; remove it \
-                 (if the body's derivative is right) or mark the function inactive with __enzyme_inactivefn",
-                ),
-            );
         }
     }
 }

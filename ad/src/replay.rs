@@ -185,6 +185,10 @@ impl Replay<'_, '_> {
     }
 
     fn instruction(&mut self, i: Value, kind: Kind) {
+        if let Kind::Custom(callee) = kind {
+            self.custom_split_forward_call(i, callee);
+            return;
+        }
         let t = ir::type_of(i);
         let n = ir::operand_count(i);
         let shadowed = |v: Value| self.r.mem.status(v) == PtrStatus::Shadowed;
@@ -223,6 +227,37 @@ impl Replay<'_, '_> {
             if let Some(dv) = self.float_tangent(i, result, &kind) {
                 self.tan.insert(i, dv);
             }
+        }
+    }
+
+    /// A call with a custom split forward rule: `split(arg, tangent, ...,
+    /// tape)`, with the primal arguments and the tape the augmented
+    /// function returned in the forward part read back.
+    fn custom_split_forward_call(&mut self, i: Value, callee: Value) {
+        let (_, shape) = crate::custom::split_forward_shape(callee).expect("checked when validating");
+        let mut args = Vec::new();
+        for k in 0..ir::call_arg_count(i) {
+            let a = ir::operand(i, k);
+            let t = ir::type_of(a);
+            args.push(self.r.primal(a));
+            if ir::is_float(t) {
+                args.push(self.tangent(a));
+            } else if ir::is_pointer(t) {
+                let s = if self.r.mem.status(a) == PtrStatus::Shadowed {
+                    self.sh.of(a)
+                } else {
+                    unsafe { LLVMConstNull(t) }
+                };
+                args.push(s);
+            }
+        }
+        if let Some(tape) = self.r.custom_calls[&i] {
+            args.push(self.r.fetch(tape));
+        }
+        let r = self.r.e.call_user(shape.forward, &mut args);
+        if ir::is_float(ir::type_of(i)) {
+            let dv = if shape.pair { self.r.e.extract(r, 1) } else { r };
+            self.tan.insert(i, dv);
         }
     }
 

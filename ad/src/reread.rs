@@ -50,6 +50,23 @@ pub(crate) fn writes_only_local_memory(f: Value, cfg: &Cfg, kind_of: impl Fn(Val
     true
 }
 
+/// Whether calling `f` a second time cannot change memory its caller sees:
+/// its `memory` attribute (declared, or inferred by the optimiser) allows no
+/// writes but to `errno`, or its body writes only its own stack slots and
+/// heap blocks. A declaration without the attribute may write anything.
+pub(crate) fn writes_no_caller_memory(f: Value) -> bool {
+    // `memory(...)`: two bits (read, write) per location; `errno` is location 2.
+    const WRITE_BITS: u64 = 0xAAAA_AAAA;
+    const ERRNO: u64 = 0b11 << 4;
+    let attr = unsafe {
+        llvm_sys::core::LLVMGetEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, ir::attr_kind("memory"))
+    };
+    if !attr.is_null() && unsafe { llvm_sys::core::LLVMGetEnumAttributeValue(attr) } & WRITE_BITS & !ERRNO == 0 {
+        return true;
+    }
+    !ir::is_declaration(f) && writes_only_local_memory(f, &Cfg::new(f), crate::classify::classify)
+}
+
 /// The pointer arguments of `f` marked `noalias` whose memory `f` only
 /// reads: nothing derived from one (through `getelementptr`, casts, phis and
 /// selects) is written through, stored, passed to a call other than as the
@@ -123,6 +140,27 @@ mod tests {
     }
 
     const DECLS: &str = "declare void @g(ptr)\ndeclare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n";
+
+    #[test]
+    fn memory_attributes_and_bodies_say_what_a_second_call_may_write() {
+        let ir = "declare double @none(double) memory(none)\n\
+                  declare double @errno(double) memory(errnomem: write)\n\
+                  declare double @reads(ptr) memory(argmem: read)\n\
+                  declare i32 @writes(ptr) memory(argmem: readwrite)\n\
+                  declare double @other(double) memory(write)\n\
+                  declare double @unknown(double)\n\
+                  define double @local(double %x) {\n  %s = alloca double\n  store double %x, ptr %s\n  \
+                  %y = load double, ptr %s\n  ret double %y\n}\n\
+                  define void @stores(ptr %p, double %x) {\n  store double %x, ptr %p\n  ret void\n}\n";
+        let ctx = Context::create();
+        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
+        let m = ctx.create_module_from_ir(buf).unwrap();
+        let says = |name: &str| {
+            writes_no_caller_memory(inkwell::values::AsValueRef::as_value_ref(&m.get_function(name).unwrap()))
+        };
+        assert!(says("none") && says("errno") && says("reads") && says("local"));
+        assert!(!says("writes") && !says("other") && !says("unknown") && !says("stores"));
+    }
 
     #[test]
     fn a_noalias_argument_only_read_is_kept() {

@@ -1,7 +1,8 @@
 //! Calls of functions with user-given derivatives ([`crate::custom`]) in
 //! generated code: forward mode calls the forward rule; reverse mode calls
 //! the augmented function in the forward sweep (keeping its tape) and the
-//! reverse function in the reverse sweep.
+//! reverse function in the reverse sweep (split forward mode's tangent
+//! sweep calls the split forward rule with that tape: `replay`).
 
 use llvm_sys::core::*;
 
@@ -72,8 +73,9 @@ impl Reverse<'_> {
     /// Forward sweep: the augmented function instead of the call; its tape
     /// is kept for the reverse function.
     pub(crate) fn custom_augmented_call(&mut self, i: Value, callee: Value) {
-        let shape = custom::reverse_shape(callee).expect("checked when validating");
-        let mut args = Vec::new();
+        let shape = custom::augment_shape(callee).expect("checked when validating");
+        let result = shape.sret.map(|t| unsafe { LLVMBuildAlloca(self.slots, t, c"augmented".as_ptr()) });
+        let mut args: Vec<Value> = result.into_iter().collect();
         for k in 0..ir::call_arg_count(i) {
             let a = ir::operand(i, k);
             args.push(self.map.get(&a).copied().unwrap_or(a));
@@ -81,7 +83,11 @@ impl Reverse<'_> {
                 args.push(self.shadow_or_null(a, true));
             }
         }
-        let r = self.e.call_user(shape.augment, &mut args);
+        let mut r = self.e.call_user(shape.augment, &mut args);
+        if let (Some(slot), Some(t)) = (result, shape.sret) {
+            ir::add_call_type_attr(r, 1, "sret", t);
+            r = self.e.load(t, slot);
+        }
         let tape = match (shape.tape, shape.pair) {
             (Some(_), true) => Some(self.e.extract(r, 0)),
             (Some(_), false) => Some(r),
@@ -105,7 +111,17 @@ impl Reverse<'_> {
     /// Reverse sweep: the reverse function, with the result's adjoint and
     /// the tape; the float parameters' adjoints come back.
     pub(crate) fn custom_gradient_call(&mut self, i: Value, callee: Value) {
-        let shape = custom::reverse_shape(callee).expect("checked when validating");
+        let shape = match custom::reverse_shape(callee) {
+            Ok(shape) => shape,
+            Err(why) => {
+                // Only an `__enzyme_augmentfwd` asked for this derivative, and
+                // every `__enzyme_reverse` of it was checked to have a gradient:
+                // this sweep is never run (a call from elsewhere would stop here).
+                let yes = unsafe { LLVMConstInt(LLVMInt1TypeInContext(self.e.ctx), 1, 0) };
+                self.e.abort_if(yes, &format!("enzyme-rs: cannot run the reverse of a split derivative: {why}"));
+                return;
+            }
+        };
         let tape = self.custom_calls[&i];
         let mut args = Vec::new();
         let n = ir::call_arg_count(i);

@@ -91,7 +91,7 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
                     // The caller's buffer must hold the tape.
                     let n = LLVMBuildIntCast2(e.b, n, LLVMInt64TypeInContext(e.ctx), 0, c"".as_ptr());
                     let small = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntULT, n, size, c"".as_ptr());
-                    abort_if(e, small, "enzyme-rs: the buffer given with enzyme_allocated is smaller than the tape (see __enzyme_augmentsize)");
+                    e.abort_if(small, "enzyme-rs: the buffer given with enzyme_allocated is smaller than the tape (see __enzyme_augmentsize)");
                 }
                 p
             }
@@ -146,8 +146,7 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
                 let ne = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntNE, kept, *s, c"".as_ptr());
                 differ = LLVMBuildOr(e.b, differ, ne, c"".as_ptr());
             }
-            abort_if(
-                e,
+            e.abort_if(
                 differ,
                 "enzyme-rs: __enzyme_reverse was given other shadows than __enzyme_augmentfwd (pass the same ones to both)",
             );
@@ -231,16 +230,6 @@ fn is_explicit_tape(plan: &MarkerCall) -> bool {
     plan.tape.is_some_and(|k| k + 1 != ir::call_arg_count(plan.call))
 }
 
-/// Prints `message` and aborts when `cond` holds at run time.
-fn abort_if(e: &Emitter, cond: Value, message: &str) {
-    unsafe {
-        let msg = ir::cstring(message);
-        let s = LLVMBuildGlobalString(e.b, msg.as_ptr(), c"enzyme_rs.message".as_ptr());
-        let check = crate::runtime::abort_if_function(e.module);
-        e.call(check, &mut [cond, s]);
-    }
-}
-
 /// Whether the split derivative an `__enzyme_augmentfwd` call runs needs a
 /// tangent sweep: some `__enzyme_fwdsplit` call of the same function with
 /// the same shadows may be given its tape.
@@ -254,7 +243,7 @@ fn same_derivative(a: &MarkerCall, b: &MarkerCall) -> bool {
 
 /// What split forward mode cannot do yet, found before anything is
 /// generated: its tangent sweep replays the function's own code, so calls
-/// that stay calls (recursion), custom rules and exception edges are refused.
+/// that stay calls (recursion) and exception edges are refused.
 pub(crate) fn tangent_limits(
     plan: &MarkerCall,
     round: &[MarkerCall],
@@ -289,9 +278,6 @@ pub(crate) fn tangent_limits(
             Kind::Call(c) if is_clone(c) => {
                 let c = ir::strip_to_function(c).unwrap_or(c);
                 Some(format!("a call of `{}` that stays a call (recursion)", display_name(&ir::name(c))))
-            }
-            Kind::Custom(c) => {
-                Some(format!("a call of `{}`, which has a custom derivative", display_name(&ir::name(c))))
             }
             _ if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMInvoke => Some("a call that may throw (`invoke`)".into()),
             _ => None,
