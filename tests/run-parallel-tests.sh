@@ -34,10 +34,21 @@ for o in -O0 -O2; do
   rc=$?
   report "gradients on 4 threads at once [$o]: ${log:-}" $rc
 done
-refused "OpenMP max reduction in reverse mode" "$build/openmp_region" "or a reduction other than a sum" \
-  "$CC" -O2 -g -fopenmp "$here/parallel/openmp_region.c"
-refused "OpenMP critical section in reverse mode" "$build/openmp_critical_reverse" "a \`critical\` section" \
-  "$CC" -O2 -g -fopenmp "$here/parallel/openmp_critical_reverse.c"
+# Critical sections and reductions other than sums, reversed in the
+# reverse of the threads' order (tickets), at 1, 2 and 4 threads.
+for o in -O0 -O2; do
+  if ! log=$("$CC" $o -fopenmp "$here/parallel/openmp_ordered_reverse.c" -o "$build/openmp_ordered$o" -lm 2>&1); then
+    echo "$log"
+    report "OpenMP ordered reverse [$o]: build failed" 1
+    continue
+  fi
+  for t in 1 2 4; do
+    log=$(OMP_NUM_THREADS=$t timeout 120 "$build/openmp_ordered$o" 2>&1)
+    rc=$?
+    [ $rc -ne 0 ] && echo "$log"
+    report "OpenMP critical sections and max/min/product reductions, reverse mode [$o, $t threads]: $(tail -n 1 <<<"$log")" $rc
+  done
+done
 refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \
   "has a copy of memory (\`memcpy\`/\`memmove\`) in an OpenMP parallel region" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_reverse_copy.c"

@@ -161,6 +161,7 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "strcmp",
     "strncmp",
     "memcmp",
+    "bcmp",
     "strchr",
     "strrchr",
     "strstr",
@@ -409,6 +410,15 @@ fn classify_call(call: Value) -> Kind {
             );
         }
         let shown = display_name(&name);
+        let string_member = ["_ZNSt7__cxx1112basic_string", "_ZNKSt7__cxx1112basic_string", "_ZNSaIcE"];
+        if string_member.iter().any(|p| name.starts_with(p)) {
+            return unsupported(
+                format!("call to `{shown}`, a member of std::string (or its allocator) compiled into libstdc++.so"),
+                "std::string in differentiated code works only for literals of up to 15 characters, at -O1 and \
+                 higher (as map keys: `m[\"alpha\"]`); build strings of other lengths outside the function, or \
+                 give the function indices instead of string keys",
+            );
+        }
         return unsupported(
             format!("call to external function `{shown}`"),
             format!(

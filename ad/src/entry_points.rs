@@ -181,3 +181,129 @@ fn report_value_uses(used: Value, name: &str, out: &mut Vec<Diagnostic>, depth: 
         }
     }
 }
+
+/// The functions an entry point's function argument may be, when it is not
+/// one function: a `select` or phi of functions (what the optimiser makes
+/// of `if (c) __enzyme_autodiff((void *)f, ...); else
+/// __enzyme_autodiff((void *)g, ...);`), an element of a constant table of
+/// functions, or a parameter of a local function whose every caller passes
+/// one of those. `None` when anything else may flow in.
+fn chosen_functions(v: Value, seen: &mut Vec<Value>) -> Option<Vec<Value>> {
+    if let Some(f) = ir::strip_to_function(v) {
+        return Some(vec![f]);
+    }
+    if seen.contains(&v) || seen.len() > 32 {
+        return None;
+    }
+    seen.push(v);
+    let inputs: Vec<Value> = unsafe {
+        if !LLVMIsASelectInst(v).is_null() {
+            vec![LLVMGetOperand(v, 1), LLVMGetOperand(v, 2)]
+        } else if !LLVMIsAPHINode(v).is_null() {
+            ir::incoming(v).into_iter().map(|(x, _)| x).collect()
+        } else if !LLVMIsAArgument(v).is_null() {
+            // A parameter of a function only called directly here: what every caller passes.
+            let f = LLVMGetParamParent(v);
+            let k = ir::params(f).iter().position(|p| *p == v)? as u32;
+            let local = matches!(
+                LLVMGetLinkage(f),
+                llvm_sys::LLVMLinkage::LLVMInternalLinkage | llvm_sys::LLVMLinkage::LLVMPrivateLinkage
+            );
+            let users = ir::users(f);
+            let direct = |u: &Value| {
+                ir::is_call_or_invoke(*u) && ir::called_function(*u) == Some(f) && k < ir::call_arg_count(*u)
+            };
+            if !local || users.is_empty() || !users.iter().all(direct) {
+                return None;
+            }
+            users.iter().map(|u| ir::operand(*u, k)).collect()
+        } else if !LLVMIsALoadInst(v).is_null() {
+            // From a constant table: any of its elements.
+            let g = crate::layout::root_of(LLVMGetOperand(v, 0));
+            let g = if LLVMIsAGlobalVariable(g).is_null() { ir::constant_root(LLVMGetOperand(v, 0))? } else { g };
+            let init = LLVMGetInitializer(g);
+            if LLVMIsGlobalConstant(g) == 0 || init.is_null() || LLVMIsAConstantArray(init).is_null() {
+                return None;
+            }
+            (0..ir::operand_count(init)).map(|k| ir::operand(init, k)).collect()
+        } else {
+            return None;
+        }
+    };
+    let mut out = Vec::new();
+    for x in inputs {
+        for f in chosen_functions(x, seen)? {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Turns each entry-point call whose function argument is one of a few
+/// known functions (see `chosen_functions`) into a test of the pointer and
+/// one call per function, each naming its function, so every request is
+/// read as if the source had made it directly (it did, before the optimiser
+/// merged the calls). A pointer that is none of them stops with a message.
+pub(crate) fn split_chosen_functions(module: llvm_sys::prelude::LLVMModuleRef) {
+    for (call, ep) in find(module) {
+        if !matches!(ep, Some(EntryPoint::Diff(_) | EntryPoint::Split(_)))
+            || ir::opcode(call) != llvm_sys::LLVMOpcode::LLVMCall
+        {
+            continue;
+        }
+        let k = u32::from(crate::markers::sret_of(call).is_some());
+        if k >= ir::call_arg_count(call) {
+            continue;
+        }
+        let p = ir::operand(call, k);
+        if ir::strip_to_function(p).is_some() {
+            continue;
+        }
+        let Some(choices) = chosen_functions(p, &mut Vec::new()) else { continue };
+        if choices.is_empty() || choices.len() > 16 {
+            continue;
+        }
+        dispatch_call(module, call, k, &choices);
+    }
+}
+
+fn dispatch_call(module: llvm_sys::prelude::LLVMModuleRef, call: Value, k: u32, choices: &[Value]) {
+    let e = crate::emit::Emitter::new(module);
+    let f = ir::parent_function(call);
+    let p = ir::operand(call, k);
+    let tail = ir::split_after(call, "chosen.done");
+    let result = !ir::is_void(ir::type_of(call));
+    let mut incoming = Vec::new();
+    unsafe {
+        e.at_end(LLVMGetInstructionParent(call));
+        for (j, target) in choices.iter().enumerate() {
+            let (this, next) = (e.append_block(f, "chosen.call"), e.append_block(f, "chosen.test"));
+            let same = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, p, *target, c"".as_ptr());
+            LLVMBuildCondBr(e.b, same, this, next);
+            e.at_end(this);
+            let c = LLVMInstructionClone(call);
+            LLVMInsertIntoBuilder(e.b, c);
+            LLVMSetOperand(c, k, *target);
+            incoming.push((c, this));
+            e.br(tail);
+            e.at_end(next);
+            if j + 1 == choices.len() {
+                let yes = LLVMConstInt(LLVMInt1TypeInContext(e.ctx), 1, 0);
+                let entry = display_name(&ir::name(ir::called_function(call).unwrap_or(call)));
+                e.abort_if(yes, &format!("enzyme-rs: the function given to {entry} was none of those it could be"));
+                LLVMBuildUnreachable(e.b);
+            }
+        }
+        if result {
+            LLVMPositionBuilderBefore(e.b, ir::instructions(tail)[0]);
+            let phi = LLVMBuildPhi(e.b, ir::type_of(call), c"".as_ptr());
+            for (mut v, mut b) in incoming {
+                LLVMAddIncoming(phi, &mut v, &mut b, 1);
+            }
+            LLVMReplaceAllUsesWith(call, phi);
+        }
+        LLVMInstructionEraseFromParent(call);
+    }
+}

@@ -343,6 +343,47 @@ pub(crate) fn successors(term: Value) -> Vec<Block> {
     }
 }
 
+/// Moves the instructions after `i` into a new block of the same function,
+/// which takes over the successors of `i`'s block (their phis name it);
+/// `i`'s block is left ending at `i`, without a terminator.
+pub(crate) fn split_after(i: Value, name: &str) -> Block {
+    unsafe {
+        let b = LLVMGetInstructionParent(i);
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(i));
+        let tail = LLVMAppendBasicBlockInContext(ctx, LLVMGetBasicBlockParent(b), cstring(name).as_ptr());
+        let builder = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderAtEnd(builder, tail);
+        let mut next = LLVMGetNextInstruction(i);
+        while !next.is_null() {
+            let after = LLVMGetNextInstruction(next);
+            let n = cstring(&self::name(next));
+            LLVMInstructionRemoveFromParent(next);
+            LLVMInsertIntoBuilderWithName(builder, next, n.as_ptr());
+            next = after;
+        }
+        // Phis of the successors came from `b`; now from `tail`: rebuilt,
+        // since the C API cannot change an incoming block in place.
+        for s in successors(terminator(tail)) {
+            for phi in instructions(s).into_iter().take_while(|p| opcode(*p) == LLVMOpcode::LLVMPHI) {
+                let inc = incoming(phi);
+                if !inc.iter().any(|(_, ib)| *ib == b) {
+                    continue;
+                }
+                LLVMPositionBuilderBefore(builder, phi);
+                let new = LLVMBuildPhi(builder, LLVMTypeOf(phi), cstring(&self::name(phi)).as_ptr());
+                for (mut v, ib) in inc {
+                    let mut from = if ib == b { tail } else { ib };
+                    LLVMAddIncoming(new, &mut v, &mut from, 1);
+                }
+                LLVMReplaceAllUsesWith(phi, new);
+                LLVMInstructionEraseFromParent(phi);
+            }
+        }
+        LLVMDisposeBuilder(builder);
+        tail
+    }
+}
+
 pub(crate) fn block_value(b: Block) -> Value {
     unsafe { LLVMBasicBlockAsValue(b) }
 }

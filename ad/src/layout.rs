@@ -142,7 +142,10 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
             _ => {}
         }
     }
-    fresh_blocks_elem(i).map(CopyLayout::Uniform)
+    if let Some(e) = fresh_blocks_elem(i) {
+        return Some(CopyLayout::Uniform(e));
+    }
+    crate::int_bytes::copies_integer_bytes(i).then_some(CopyLayout::Uniform(Elem::Int))
 }
 
 /// A copy between heap blocks the function allocates itself (a growing
@@ -528,6 +531,27 @@ pub(crate) fn struct_field_type(gep: Value) -> Option<ir::Type> {
     (!g.through_union).then_some(g.addressed)
 }
 
+/// Metadata on a load or store of a struct's integer field (`p->count`),
+/// put on the clones before preprocessing: the pipeline turns the
+/// struct-typed `getelementptr` that says so into a byte offset, and at -O0
+/// no TBAA says it either.
+pub(crate) const INT_FIELD: &str = "enzyme_rs.int_field";
+
+/// Marks `f`'s loads and stores of integer struct fields with [`INT_FIELD`].
+pub(crate) fn mark_integer_fields(f: Value) {
+    for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+        let (p, t) = match ir::opcode(i) {
+            llvm_sys::LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+            llvm_sys::LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+            _ => continue,
+        };
+        let field = if ir::is_int(t) { struct_field_type(p) } else { None };
+        if field.is_some_and(|ft| ir::is_int(ft) && ir::int_width(ft) == ir::int_width(t)) {
+            ir::set_flag(i, INT_FIELD);
+        }
+    }
+}
+
 /// The base of an address and its constant byte offset from it, through
 /// `getelementptr`s with constant indices.
 pub(crate) fn constant_offset(mut p: Value, td: llvm_sys::target::LLVMTargetDataRef) -> Option<(Value, u64)> {
@@ -606,11 +630,26 @@ pub(crate) fn copies_no_pointers(i: Value) -> bool {
         if flatten(unsafe { LLVMGlobalGetValueType(g) }, 0, td, &mut fields) {
             return fields.iter().all(|(_, _, e)| *e != Elem::Ptr);
         }
+        if holds_integer_data(g) {
+            return true;
+        }
     }
     match copy_layout(i, td) {
         Some(CopyLayout::Uniform(e)) => e != Elem::Ptr,
         Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e != Elem::Ptr),
         None => false,
+    }
+}
+
+/// A constant global whose initializer is a flat array of integers (a C
+/// string literal, `c"alpha\00"`): its bytes are integers, whatever their width.
+pub(crate) fn holds_integer_data(g: Value) -> bool {
+    unsafe {
+        let init = LLVMGetInitializer(g);
+        LLVMIsGlobalConstant(g) != 0
+            && !init.is_null()
+            && !LLVMIsAConstantDataSequential(init).is_null()
+            && ir::is_int(LLVMGetElementType(LLVMTypeOf(init)))
     }
 }
 

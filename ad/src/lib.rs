@@ -31,6 +31,7 @@ mod entry_points;
 mod forward;
 mod freed_shadows;
 mod gen;
+mod int_bytes;
 mod int_pointers;
 mod ir;
 mod kind;
@@ -146,6 +147,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         diags.extend(ds);
     }
     simplify_callers(module);
+    entry_points::split_chosen_functions(module);
     let mut plans: Vec<MarkerCall> = Vec::new();
     diags.extend(entry_points::address_taken(module));
     for (call, ep) in entry_points::find(module) {

@@ -638,6 +638,9 @@ fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -
             return e == Elem::Int;
         }
     }
+    if ir::has_flag(i, crate::layout::INT_FIELD) {
+        return true;
+    }
     let root = root_of(p);
     let f = ir::parent_function(i);
     if let Some(e) = hinted_elem(f, root) {

@@ -159,6 +159,9 @@ pub(crate) fn outline_forks(module: LLVMModuleRef, f: Value) {
 /// derivatives; in a critical section both modes differentiate the
 /// combination like any code (a `max` sends its derivative to the winner).
 pub(crate) fn lower_reductions(module: LLVMModuleRef, f: Value) {
+    // Whether the reduction being lowered adds only: its end is marked too
+    // (clang lays a reduction's combining code out right after it).
+    let mut sums = false;
     for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
         if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMCall {
             continue;
@@ -170,7 +173,8 @@ pub(crate) fn lower_reductions(module: LLVMModuleRef, f: Value) {
             "__kmpc_reduce_nowait" | "__kmpc_reduce" if ir::call_arg_count(i) == 7 => {
                 let lock = ir::operand(i, 6);
                 let enter = call_before(i, omp_function(module, "__kmpc_critical"), &mut [loc(), gtid(), lock]);
-                if ir::strip_to_function(ir::operand(i, 5)).is_some_and(only_sums) {
+                sums = ir::strip_to_function(ir::operand(i, 5)).is_some_and(only_sums);
+                if sums {
                     ir::set_flag(enter, SUMS);
                 }
                 unsafe {
@@ -180,7 +184,10 @@ pub(crate) fn lower_reductions(module: LLVMModuleRef, f: Value) {
             }
             "__kmpc_end_reduce_nowait" | "__kmpc_end_reduce" if ir::call_arg_count(i) == 3 => {
                 let lock = ir::operand(i, 2);
-                call_before(i, omp_function(module, "__kmpc_end_critical"), &mut [loc(), gtid(), lock]);
+                let exit = call_before(i, omp_function(module, "__kmpc_end_critical"), &mut [loc(), gtid(), lock]);
+                if sums {
+                    ir::set_flag(exit, SUMS);
+                }
                 if name == "__kmpc_end_reduce" {
                     call_before(i, omp_function(module, "__kmpc_barrier"), &mut [loc(), gtid()]);
                 }
@@ -191,11 +198,11 @@ pub(crate) fn lower_reductions(module: LLVMModuleRef, f: Value) {
     }
 }
 
-/// Marks a critical section that a reduction of sums became: its reverse
-/// may run in any order (each thread's adjoint passes through the shared
-/// sum unchanged). Other critical sections are refused in reverse mode:
-/// their reverse would have to run in the reverse of the order the threads
-/// entered them.
+/// Marks a critical section (entry and exit) that a reduction of sums
+/// became: its reverse may run in any order (each thread's adjoint passes
+/// through the shared sum unchanged). The reverses of other critical
+/// sections run in the reverse of the order the threads left them: see
+/// [`ORDERED`].
 const SUMS: &str = "enzyme_rs.reduction_of_sums";
 
 /// Whether a reduction's combining function only adds floats.
@@ -218,13 +225,45 @@ fn only_sums(combine: Value) -> bool {
     adds
 }
 
-/// In reverse mode: a critical section (or a reduction other than a sum)
-/// in a region, which is refused (see [`SUMS`]).
-fn ordered_critical(i: Value) -> bool {
+/// Ordered critical sections (any but [`SUMS`]'), in reverse mode: in the
+/// forward part, each thread takes a ticket from a counter of the region's
+/// derivative as it leaves the section (still inside it); the serial code
+/// keeps the counter's value after the region; before the region's reverse
+/// it becomes the turn counter, and the reverse of each section waits for
+/// the turn `ticket + 1` where the section's exit is reversed and passes the
+/// turn on where its entry is. So the sections' reverses run one at a time,
+/// in exactly the reverse of the forward order.
+pub(crate) const ORDERED: (&str, &str) = (".tickets", ".turn");
+
+/// The entry or exit of an ordered critical section (see [`ORDERED`]).
+pub(crate) fn ordered_critical(i: Value) -> bool {
     ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall
-        && ir::called_function(i)
-            .is_some_and(|c| matches!(ir::name(c).as_str(), "__kmpc_critical" | "__kmpc_critical_with_hint"))
+        && ir::called_function(i).is_some_and(|c| {
+            matches!(ir::name(c).as_str(), "__kmpc_critical" | "__kmpc_critical_with_hint" | "__kmpc_end_critical")
+        })
         && !ir::has_flag(i, SUMS)
+}
+
+/// Whether a region's microtask has ordered critical sections.
+pub(crate) fn has_ordered_critical(task: Value) -> bool {
+    ir::blocks(task).into_iter().flat_map(ir::instructions).any(ordered_critical)
+}
+
+/// The ticket and turn counters of a region's split derivative `d`.
+pub(crate) fn ticket_counters(module: LLVMModuleRef, d: Value) -> (Value, Value) {
+    let make = |suffix: &str| unsafe {
+        let name = ir::cstring(&format!("{}{suffix}", ir::name(d)));
+        let g = LLVMGetNamedGlobal(module, name.as_ptr());
+        if !g.is_null() {
+            return g;
+        }
+        let i64t = LLVMInt64TypeInContext(LLVMGetModuleContext(module));
+        let g = LLVMAddGlobal(module, i64t, name.as_ptr());
+        LLVMSetInitializer(g, LLVMConstInt(i64t, 0, 0));
+        LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        g
+    };
+    (make(ORDERED.0), make(ORDERED.1))
 }
 
 /// After generation: every marked call in the module is a fork again, of
@@ -279,7 +318,9 @@ fn fork_function(module: LLVMModuleRef) -> Value {
 /// passed by value to the region (clang passes a `firstprivate` double as
 /// the integer of its bits, which carries no derivative); in reverse mode,
 /// vector mode, run-time activity, regions inside regions, copies of memory
-/// and custom rules inside (their adjoints would not be added atomically).
+/// and custom rules inside (their adjoints would not be added atomically),
+/// critical sections outside the microtask itself (their tickets are the
+/// microtask's derivative's).
 pub(crate) fn limits(plan: &crate::markers::MarkerCall, functions: &[Value]) -> Vec<crate::diag::Diagnostic> {
     use crate::classify::{classify, Kind};
     let fname = crate::names::display_name(&ir::name(plan.function));
@@ -326,8 +367,8 @@ pub(crate) fn limits(plan: &crate::markers::MarkerCall, functions: &[Value]) -> 
         for j in crate::called_from(task).iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
             let what = match classify(j) {
                 _ if is_region(j) => Some("a parallel region inside a parallel region"),
-                _ if ordered_critical(j) => {
-                    Some("a `critical` section, or a reduction other than a sum (`max`, `min`, `*`, ...),")
+                _ if ordered_critical(j) && ir::parent_function(j) != task => {
+                    Some("a `critical` section (or a reduction other than a sum) in a function it calls recursively")
                 }
                 Kind::MemCpy => Some("a copy of memory (`memcpy`/`memmove`)"),
                 Kind::Custom(_) => Some("a call of a function with a custom derivative"),

@@ -26,6 +26,9 @@ pub(crate) struct RegionCall {
     buffers: Value,
     lists: Value,
     threads: Value,
+    /// The ticket counter after the region, when it has ordered critical
+    /// sections (see `parallel::ORDERED`).
+    tickets: Option<Value>,
 }
 
 impl Reverse<'_> {
@@ -68,7 +71,14 @@ impl Reverse<'_> {
             let call = e.call(wrapper, &mut args);
             crate::parallel::carry_mark(i, call);
             let threads = e.load(LLVMInt32TypeInContext(e.ctx), count);
-            self.region_calls.insert(i, RegionCall { handles, buffers, lists, threads });
+            let tickets = crate::parallel::has_ordered_critical(callee).then(|| {
+                let (counter, _) = crate::parallel::ticket_counters(module, split);
+                let v = e.load(i64t, counter);
+                LLVMSetOrdering(v, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent);
+                LLVMSetAlignment(v, 8);
+                v
+            });
+            self.region_calls.insert(i, RegionCall { handles, buffers, lists, threads, tickets });
         }
     }
 
@@ -78,6 +88,24 @@ impl Reverse<'_> {
         let (handles, buffers, lists, threads) =
             (self.fetch(r.handles), self.fetch(r.buffers), self.fetch(r.lists), self.fetch(r.threads));
         let module = self.g.module();
+        if let Some(t) = r.tickets {
+            // The sections' reverses start from the last ticket taken.
+            let t = self.fetch(t);
+            let callee = ir::called_function(i).expect("a region's call");
+            let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+            let split = self.g.request(
+                Request::split(callee, &mask)
+                    .strong_zero(self.e.strong_zero)
+                    .runtime_activity(self.e.runtime_activity)
+                    .atomic_adjoints(true),
+            );
+            let (_, turn) = crate::parallel::ticket_counters(module, split);
+            unsafe {
+                let s = LLVMBuildStore(self.e.b, t, turn);
+                LLVMSetOrdering(s, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent);
+                LLVMSetAlignment(s, 8);
+            }
+        }
         let loc = crate::parallel::marked_location(i).expect("a region's call");
         let e = &self.e;
         let gtid = e.call(omp_function(module, "__kmpc_global_thread_num"), &mut [loc]);
@@ -148,8 +176,47 @@ impl Reverse<'_> {
         }
     }
 
+    /// The ticket and turn counters of the derivative being built (see
+    /// `parallel::ORDERED`).
+    fn own_counters(&self) -> (Value, Value) {
+        let d = unsafe { LLVMGetBasicBlockParent(self.e.current_block()) };
+        crate::parallel::ticket_counters(self.g.module(), d)
+    }
+
+    /// `counter += 1` or `counter -= 1` (sequentially consistent); its old value.
+    fn step(&self, counter: Value, op: llvm_sys::LLVMAtomicRMWBinOp) -> Value {
+        unsafe {
+            let one = LLVMConstInt(LLVMInt64TypeInContext(self.e.ctx), 1, 0);
+            let order = llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+            LLVMBuildAtomicRMW(self.e.b, op, counter, one, order, 0)
+        }
+    }
+
+    /// Forward sweep, at the exit of an ordered critical section (still
+    /// inside it): this thread's ticket.
+    pub(super) fn take_ticket(&mut self, i: Value) {
+        if ir::name(ir::called_function(i).expect("a call")) != "__kmpc_end_critical" {
+            return;
+        }
+        let t = self.step(self.own_counters().0, llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpAdd);
+        self.tickets.insert(i, t);
+    }
+
     /// Reverse sweep of a barrier or a critical section's entry or exit.
     pub(super) fn reverse_synchronisation(&mut self, i: Value) {
+        if let Some(t) = self.tickets.get(&i).copied() {
+            // The exit of an ordered section: its turn comes after every later ticket's.
+            let t = self.fetch(t);
+            let want = unsafe { LLVMBuildAdd(self.e.b, t, LLVMConstInt(ir::type_of(t), 1, 0), c"".as_ptr()) };
+            let turn = self.own_counters().1;
+            self.e.call(crate::runtime::wait_turn_function(self.g.module()), &mut [turn, want]);
+            return;
+        }
+        if self.atomic && crate::parallel::ordered_critical(i) {
+            // Its entry: the turn passes to the ticket before.
+            self.step(self.own_counters().1, llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpSub);
+            return;
+        }
         let ops: Vec<Value> = (0..ir::call_arg_count(i)).map(|k| self.primal(ir::operand(i, k))).collect();
         crate::parallel::reverse_synchronisation(&self.e, i, &ops);
     }

@@ -317,6 +317,7 @@ fn clone_function(module: LLVMModuleRef, f: Value) -> Value {
         }
         LLVMDisposeBuilder(builder);
         drop_unwind_edges(c);
+        crate::layout::mark_integer_fields(c);
         c
     }
 }

@@ -189,6 +189,12 @@ impl Replay<'_, '_> {
             self.custom_split_forward_call(i, callee);
             return;
         }
+        if let Kind::Call(callee) = kind {
+            if self.r.split_calls.contains_key(&i) {
+                self.resume_for_tangents(i, callee);
+                return;
+            }
+        }
         let t = ir::type_of(i);
         let n = ir::operand_count(i);
         let shadowed = |v: Value| self.r.mem.status(v) == PtrStatus::Shadowed;
@@ -257,6 +263,31 @@ impl Replay<'_, '_> {
         let r = self.r.e.call_user(shape.forward, &mut args);
         if ir::is_float(ir::type_of(i)) {
             let dv = if shape.pair { self.r.e.extract(r, 1) } else { r };
+            self.tan.insert(i, dv);
+        }
+    }
+
+    /// A call that stays a call (recursion): its split derivative ran its
+    /// forward part with ours; resumed now with a tangent buffer of its own
+    /// (the arguments' tangents and our shadows), it runs its tangent sweep
+    /// and leaves the result's tangent there.
+    fn resume_for_tangents(&mut self, i: Value, callee: Value) {
+        let (h, io, layout) = self.r.split_calls[&i];
+        let mask = crate::classify::nested_call_pattern(i, &self.r.mem).expect("validated");
+        let ctx = self.r.e.ctx;
+        let tangents = ReplayIo::of(ctx, callee, &mask);
+        let buffer = unsafe { LLVMBuildAlloca(self.r.slots, tangents.ty, c"call.tangents".as_ptr()) };
+        for (k, field) in tangents.params.iter().enumerate() {
+            let Some(field) = field else { continue };
+            let a = ir::operand(i, k as u32);
+            let v = if ir::is_float(ir::type_of(a)) { self.tangent(a) } else { self.sh.of(a) };
+            self.r.e.store(v, tangents.field(&self.r.e, buffer, *field));
+        }
+        let h = self.r.fetch(h);
+        self.r.e.store(buffer, layout.field(&self.r.e, io, layout.replay));
+        self.r.e.intrinsic("llvm.coro.resume", &[], &mut [h]);
+        if let Some(k) = tangents.result {
+            let dv = self.r.e.load(ir::type_of(i), tangents.field(&self.r.e, buffer, k));
             self.tan.insert(i, dv);
         }
     }

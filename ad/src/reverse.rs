@@ -97,6 +97,9 @@ pub(crate) struct Reverse<'g> {
     pub(super) atomic: bool,
     /// Per parallel region's call: what its reverse needs (see `parallel_reverse`).
     pub(super) region_calls: HashMap<Value, crate::parallel_reverse::RegionCall>,
+    /// Per exit of an ordered critical section in a region's derivative:
+    /// the ticket its thread took there (see `parallel::ORDERED`).
+    pub(super) tickets: HashMap<Value, Value>,
     /// In a region: adjoints of shared scalars summed privately (see
     /// `parallel_reverse`), per parameter and type.
     pub(super) private_sums: Vec<(Value, ir::Type, Value)>,
@@ -214,6 +217,7 @@ impl<'g> Reverse<'g> {
             replay: None,
             atomic: request.atomic_adjoints,
             region_calls: HashMap::new(),
+            tickets: HashMap::new(),
             private_sums: Vec::new(),
             written_parameters: None,
             atomic_adds: 0,
@@ -349,6 +353,9 @@ impl<'g> Reverse<'g> {
                     Kind::Call(callee) if self.carries_derivatives(i) => self.call_split(i, callee),
                     Kind::Custom(callee) => self.custom_augmented_call(i, callee),
                     _ => {
+                        if self.atomic && crate::parallel::ordered_critical(i) {
+                            self.take_ticket(i);
+                        }
                         remap_callee(self.g, i, &mut self.map);
                         let n = self.e.clone_instruction(i, &self.map);
                         self.map.insert(i, n);

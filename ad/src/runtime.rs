@@ -48,6 +48,10 @@ pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
         "malloc_usable_size" => add_function(module, name, i64t, &mut [ptr_t]),
         "free" | "_ZdlPv" | "_ZdaPv" => add_function(module, name, void_t, &mut [ptr_t]),
         "abort" => add_function(module, name, void_t, &mut []),
+        "sched_yield" => {
+            let i32t = unsafe { LLVMInt32TypeInContext(LLVMGetModuleContext(module)) };
+            add_function(module, name, i32t, &mut [])
+        }
         "puts" | "fflush" => {
             let i32t = unsafe { LLVMInt32TypeInContext(LLVMGetModuleContext(module)) };
             add_function(module, name, i32t, &mut [ptr_t])
@@ -69,6 +73,44 @@ pub(crate) fn nop_function(module: LLVMModuleRef) -> Value {
         LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         let b = LLVMCreateBuilderInContext(ctx);
         LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr()));
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
+
+/// `enzyme_rs.wait_turn(ptr turn, i64 want)`, made once per module: waits
+/// (yielding the processor) until the counter at `turn` holds `want`, with
+/// acquire ordering (see `parallel::ORDERED`).
+pub(crate) fn wait_turn_function(module: LLVMModuleRef) -> Value {
+    const NAME: &str = "enzyme_rs.wait_turn";
+    if let Some(f) = existing(module, NAME) {
+        return f;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let (ptr, i64t) = (LLVMPointerTypeInContext(ctx, 0), LLVMInt64TypeInContext(ctx));
+        let f = add_function(module, NAME, LLVMVoidTypeInContext(ctx), &mut [ptr, i64t]);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let p = ir::params(f);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+        let test = LLVMAppendBasicBlockInContext(ctx, f, c"test".as_ptr());
+        let wait = LLVMAppendBasicBlockInContext(ctx, f, c"wait".as_ptr());
+        let done = LLVMAppendBasicBlockInContext(ctx, f, c"done".as_ptr());
+        LLVMPositionBuilderAtEnd(b, entry);
+        LLVMBuildBr(b, test);
+        LLVMPositionBuilderAtEnd(b, test);
+        let v = LLVMBuildLoad2(b, i64t, p[0], EMPTY);
+        LLVMSetOrdering(v, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingAcquire);
+        LLVMSetAlignment(v, 8);
+        let ok = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, v, p[1], EMPTY);
+        LLVMBuildCondBr(b, ok, done, wait);
+        LLVMPositionBuilderAtEnd(b, wait);
+        let y = libc_function(module, "sched_yield");
+        LLVMBuildCall2(b, ir::function_type(y), y, std::ptr::null_mut(), 0, EMPTY);
+        LLVMBuildBr(b, test);
+        LLVMPositionBuilderAtEnd(b, done);
         LLVMBuildRetVoid(b);
         LLVMDisposeBuilder(b);
         f

@@ -101,11 +101,13 @@ impl<'g> Reverse<'g> {
     /// derivative runs its forward part now.
     pub(super) fn call_split(&mut self, i: Value, callee: Value) {
         let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+        // A derivative with a tangent sweep resumes its callees' for theirs.
         let s = self.g.request(
             Request::split(callee, &mask)
                 .strong_zero(self.e.strong_zero)
                 .runtime_activity(self.e.runtime_activity)
-                .atomic_adjoints(self.atomic),
+                .atomic_adjoints(self.atomic)
+                .tangent_replay(self.replay.is_some()),
         );
         let layout = SplitIo::of(self.e.ctx, callee);
         let io = unsafe { LLVMBuildAlloca(self.slots, layout.ty, c"call.io".as_ptr()) };

@@ -242,8 +242,9 @@ fn same_derivative(a: &MarkerCall, b: &MarkerCall) -> bool {
 }
 
 /// What split forward mode cannot do yet, found before anything is
-/// generated: its tangent sweep replays the function's own code, so calls
-/// that stay calls (recursion) and exception edges are refused.
+/// generated: its tangent sweep replays the function's own code (and
+/// resumes the split derivatives of calls that stay calls, for recursion),
+/// so parallel regions and exception edges are refused.
 pub(crate) fn tangent_limits(
     plan: &MarkerCall,
     round: &[MarkerCall],
@@ -275,9 +276,9 @@ pub(crate) fn tangent_limits(
     }
     for i in functions.iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
         let what = match classify(i) {
-            Kind::Call(c) if is_clone(c) => {
+            Kind::Call(c) if is_clone(c) && crate::parallel::is_region(i) => {
                 let c = ir::strip_to_function(c).unwrap_or(c);
-                Some(format!("a call of `{}` that stays a call (recursion)", display_name(&ir::name(c))))
+                Some(format!("an OpenMP parallel region (`{}`)", display_name(&ir::name(c))))
             }
             _ if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMInvoke => Some("a call that may throw (`invoke`)".into()),
             _ => None,

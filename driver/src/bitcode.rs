@@ -236,14 +236,20 @@ pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) ->
         }
     }
     // Bodies for declared library functions, with the very type declared;
-    // the others go before linking, lest they replace the library's.
+    // the others become internal, lest they replace the library's (and go
+    // below unless a kept body calls them: libstdc++'s string members call
+    // each other). No comdats: the program's own copies of inline library
+    // functions stay the program's.
+    for f in rules.get_functions() {
+        unsafe { llvm_sys::comdat::LLVMSetComdat(f.as_value_ref(), std::ptr::null_mut()) };
+    }
     let (bodies, unused): (Vec<_>, Vec<_>) = rules
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0 && !matches!(f.get_linkage(), Linkage::Internal | Linkage::Private))
         .map(|f| (f.get_name().to_string_lossy().into_owned(), f))
         .partition(|(name, _)| declared.contains(name) && same_type(name));
     for (_, f) in unused {
-        unsafe { LLVMDeleteFunction(f.as_value_ref()) };
+        f.set_linkage(Linkage::Internal);
     }
     let bodies: Vec<String> = bodies.into_iter().map(|(name, _)| name).collect();
     if kept.is_empty() && bodies.is_empty() {

@@ -124,6 +124,8 @@ static void check_callers_maps(void) {
     std::map<int, double> out, tout;
     void (*fill_p)(std::map<int, double> &, const double *) = fill;
     __enzyme_fwddiff((void *)fill_p, enzyme_dup, &out, &tout, enzyme_dup, x, tx);
+    // (At -O0 the count is known to be an integer from the struct field clang addressed.)
+    CHECK("fill: the shadow map counts its entries", (double)tout.size(), (double)out.size(), 0);
     CHECK("fill: the shadow map has the primal's keys", tout.count(0) == 0 && tout.begin()->first == out.begin()->first, 1, 0);
     for (int j = 0; j < 6; j++) {
       int k = (j * 7) % 11;

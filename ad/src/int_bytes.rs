@@ -1,0 +1,212 @@
+//! Bytes a function only ever handles as integers: the characters of a
+//! `std::string` built in a stack slot or heap block of its own, moved by
+//! `memcpy`s that carry no type metadata (libstdc++ copies characters with
+//! `__builtin_memcpy`). A copy from or to such bytes moves neither floats
+//! nor pointers, so it carries no derivative, in either mode.
+//!
+//! The question is asked of one copy at a time: is the memory on one side
+//! of it a block of the function's own (whose every access is in the
+//! function) that, wherever it may overlap the copied bytes, is only loaded
+//! and stored as integers, filled from integer constants (string literals)
+//! or by other copies of integer bytes? Addresses of the block may be
+//! stored in the block itself (a short string's pointer to its own buffer);
+//! accesses through a pointer loaded back from it have no known offset and
+//! must then be integers wherever they are.
+
+use llvm_sys::core::*;
+use llvm_sys::LLVMOpcode;
+
+use crate::classify::classify;
+use crate::ir::{self, Value};
+use crate::layout::{constant_offset, data_layout, holds_integer_data, root_of};
+
+/// How many copies deep the question may follow integer bytes.
+const MOST_HOPS: u32 = 3;
+
+/// Whether `copy` (a `memcpy`/`memmove`) moves bytes that one of its sides
+/// only ever holds as integers.
+pub(crate) fn copies_integer_bytes(copy: Value) -> bool {
+    copies_integer_bytes_within(copy, MOST_HOPS)
+}
+
+fn copies_integer_bytes_within(copy: Value, hops: u32) -> bool {
+    let f = ir::parent_function(copy);
+    let td = data_layout(f);
+    let len = constant_length(copy);
+    (0..2).any(|k| {
+        let p = ir::operand(copy, k);
+        if constant_root_of(p).is_some_and(holds_integer_data) || points_to_integer_constants(p) {
+            return true;
+        }
+        let Some((root, at)) = constant_offset(p, td) else { return false };
+        let root = root_of(root);
+        crate::memory::is_local(root, &classify) && only_integers(f, root, at, len, copy, hops)
+    })
+}
+
+fn constant_root_of(p: Value) -> Option<Value> {
+    let r = root_of(p);
+    unsafe { (!LLVMIsAGlobalVariable(r).is_null()).then_some(r) }.or_else(|| ir::constant_root(p))
+}
+
+/// A pointer loaded from a constant table of pointers to integer data (an
+/// array of string literals: `static const char *names[] = {"a", "b"}`).
+fn points_to_integer_constants(p: Value) -> bool {
+    let load = root_of(p);
+    if ir::opcode(load) != LLVMOpcode::LLVMLoad {
+        return false;
+    }
+    let Some(table) = constant_root_of(ir::operand(load, 0)) else { return false };
+    unsafe {
+        let init = LLVMGetInitializer(table);
+        if LLVMIsGlobalConstant(table) == 0 || init.is_null() || LLVMIsAConstantArray(init).is_null() {
+            return false;
+        }
+        (0..ir::operand_count(init)).all(|k| constant_root_of(ir::operand(init, k)).is_some_and(holds_integer_data))
+    }
+}
+
+fn constant_length(copy: Value) -> Option<u64> {
+    let n = ir::operand(copy, 2);
+    unsafe { (!LLVMIsAConstantInt(n).is_null()).then(|| LLVMConstIntGetZExtValue(n)) }
+}
+
+/// Whether bytes `at..at + len` (to the end when `len` is unknown) of the
+/// function's own block `root` are only ever integers; `skip`: the copy
+/// asked about.
+fn only_integers(f: Value, root: Value, at: u64, len: Option<u64>, skip: Value, hops: u32) -> bool {
+    let td = data_layout(f);
+    // Pointers into the block: (pointer, whether its offset from `root` is known).
+    let mut derived: Vec<(Value, bool)> = vec![(root, true)];
+    let mut k = 0;
+    let overlaps = |p: Value, known: bool, size: Option<u64>| {
+        if !known {
+            return true;
+        }
+        let Some((_, o)) = constant_offset(p, td) else { return true };
+        let starts_before_end = len.is_none_or(|n| o < at + n);
+        let ends_after_start = size.is_none_or(|s| o + s > at);
+        starts_before_end && ends_after_start
+    };
+    while k < derived.len() {
+        let (p, known) = derived[k];
+        k += 1;
+        for u in ir::users(p) {
+            let ok = match ir::opcode(u) {
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast => {
+                    let still_known = known && constant_offset(u, td).is_some();
+                    if !derived.iter().any(|(v, _)| *v == u) {
+                        derived.push((u, still_known));
+                    }
+                    true
+                }
+                LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMSelect => {
+                    if !derived.iter().any(|(v, _)| *v == u) {
+                        derived.push((u, false));
+                    }
+                    true
+                }
+                LLVMOpcode::LLVMICmp => true,
+                LLVMOpcode::LLVMLoad => {
+                    let t = ir::type_of(u);
+                    if ir::is_pointer(t) {
+                        // A pointer the block holds (maybe its own address): what it
+                        // addresses is checked with no known offset.
+                        if !derived.iter().any(|(v, _)| *v == u) {
+                            derived.push((u, false));
+                        }
+                    }
+                    let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
+                    ir::is_int(t) || !overlaps(p, known, Some(size))
+                }
+                LLVMOpcode::LLVMStore if ir::operand(u, 0) == p => {
+                    // Its address stored: only into the block itself.
+                    root_of(ir::operand(u, 1)) == root
+                }
+                LLVMOpcode::LLVMStore => {
+                    let t = ir::type_of(ir::operand(u, 0));
+                    let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
+                    ir::is_int(t) || !overlaps(p, known, Some(size))
+                }
+                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => match classify(u) {
+                    crate::kind::Kind::Free | crate::kind::Kind::Inactive | crate::kind::Kind::LibCall => true,
+                    crate::kind::Kind::MemCpy if u == skip => true,
+                    crate::kind::Kind::MemCpy => {
+                        !overlaps(p, known, constant_length(u)) || hops > 0 && copies_integer_bytes_within(u, hops - 1)
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    /// Whether each `memcpy` of `@f`, in order, is found to copy integers.
+    fn verdicts(body: &str) -> Vec<bool> {
+        let ir = format!(
+            "@lit = private unnamed_addr constant [6 x i8] c\"alpha\\00\"\n\
+             declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n\
+             define void @f(ptr %out, double %x) {{\n{body}\n  ret void\n}}\n"
+        );
+        let ctx = Context::create();
+        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
+        let m = ctx.create_module_from_ir(buf).unwrap();
+        let f = inkwell::values::AsValueRef::as_value_ref(&m.get_function("f").unwrap());
+        ir::blocks(f)
+            .into_iter()
+            .flat_map(ir::instructions)
+            .filter(|i| ir::opcode(*i) == LLVMOpcode::LLVMCall)
+            .map(copies_integer_bytes)
+            .collect()
+    }
+
+    #[test]
+    fn characters_from_a_literal_are_integers_wherever_they_are_copied() {
+        // A short string's buffer (at 16 in its object) filled from a literal,
+        // its terminator stored, then copied on into the caller's memory.
+        let v = verdicts(
+            "  %s = alloca [32 x i8]\n  %b = getelementptr i8, ptr %s, i64 16\n  store ptr %b, ptr %s\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %b, ptr @lit, i64 5, i1 false)\n  \
+             %t = getelementptr i8, ptr %s, i64 21\n  store i8 0, ptr %t\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr %b, i64 6, i1 false)",
+        );
+        assert_eq!(v, vec![true, true]);
+    }
+
+    #[test]
+    fn a_buffer_that_also_holds_a_double_is_not() {
+        let v = verdicts(
+            "  %s = alloca [32 x i8]\n  %b = getelementptr i8, ptr %s, i64 16\n  store double %x, ptr %b\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr %b, i64 8, i1 false)",
+        );
+        assert_eq!(v, vec![false]);
+        // Bytes outside the copied range may hold anything.
+        let v = verdicts(
+            "  %s = alloca [32 x i8]\n  store double %x, ptr %s\n  %b = getelementptr i8, ptr %s, i64 16\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %b, ptr @lit, i64 6, i1 false)\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr %b, i64 6, i1 false)",
+        );
+        assert_eq!(v, vec![true, true]);
+    }
+
+    #[test]
+    fn an_address_that_escapes_makes_the_bytes_unknown() {
+        let v = verdicts(
+            "  %s = alloca [32 x i8]\n  store ptr %s, ptr %out\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %s, ptr @lit, i64 6, i1 false)\n  \
+             %o = getelementptr i8, ptr %out, i64 8\n  call void @llvm.memcpy.p0.p0.i64(ptr %o, ptr %s, i64 6, i1 false)",
+        );
+        assert_eq!(v, vec![true, false]);
+    }
+}
