@@ -107,21 +107,55 @@ fn triple_str(t: &TargetTriple) -> String {
 /// of the C API do not keep the SLP vectoriser out of `default<On>` on LLVM
 /// 22 (checked: scalar code still came out vectorised), while these options
 /// do; they are read when the passes run, so each phase sets its own.
-fn set_vectorizers(enabled: bool) {
-    let flags = [format!("-vectorize-slp={enabled}"), format!("-vectorize-loops={enabled}")];
-    let owned: Vec<std::ffi::CString> = std::iter::once("enzyme-rs".to_string())
-        .chain(flags)
+fn set_vectorizers(loops: bool, slp: bool) {
+    set_llvm_options(&[format!("-vectorize-slp={slp}"), format!("-vectorize-loops={loops}")]);
+}
+
+fn set_llvm_options(flags: &[String]) {
+    let owned: Vec<std::ffi::CString> = std::iter::once("enzyme-rs")
+        .chain(flags.iter().map(String::as_str))
         .map(|s| std::ffi::CString::new(s).expect("no NUL"))
         .collect();
     let argv: Vec<*const std::ffi::c_char> = owned.iter().map(|s| s.as_ptr()).collect();
     unsafe { llvm_sys::support::LLVMParseCommandLineOptions(argv.len() as i32, argv.as_ptr(), std::ptr::null()) };
 }
 
+/// Functions of more instructions than this (the derivative of thousands of
+/// straight-line statements) are optimised and compiled without the passes
+/// whose cost grows faster than their size: the SLP vectoriser and the
+/// machine instruction scheduler (measured on such a function: 40% of the
+/// post-AD pipeline's time and 35% of code generation's). The benchmarks'
+/// functions are far smaller.
+const HUGE_FUNCTION: usize = 8_000;
+
+/// Whether the module has a function over [`HUGE_FUNCTION`] instructions,
+/// and its other functions with bodies.
+fn huge_functions<'ctx>(module: &Module<'ctx>) -> (bool, Vec<inkwell::values::FunctionValue<'ctx>>) {
+    let mut huge = false;
+    let mut others = Vec::new();
+    for f in module.get_functions() {
+        let n: usize = f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum();
+        if n > HUGE_FUNCTION {
+            huge = true;
+        } else if n > 0 {
+            others.push(f);
+        }
+    }
+    (huge, others)
+}
+
+/// Passes that vectorise straight-line code, and their clean-up.
+const SLP: &str = "slp-vectorizer,vector-combine,instcombine<no-verify-fixpoint>,simplifycfg";
+
 fn run(module: &Module<'_>, tm: &TargetMachine, passes: &str, pre_ad: bool) -> Result<(), DriverError> {
+    run_with(module, tm, passes, pre_ad, !pre_ad)
+}
+
+fn run_with(module: &Module<'_>, tm: &TargetMachine, passes: &str, pre_ad: bool, slp: bool) -> Result<(), DriverError> {
     if passes.is_empty() {
         return Ok(());
     }
-    set_vectorizers(!pre_ad);
+    set_vectorizers(!pre_ad, slp);
     let opts = PassBuilderOptions::create();
     if pre_ad {
         opts.set_loop_vectorization(false);
@@ -138,12 +172,43 @@ pub fn pre_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Resul
     run(module, tm, pipeline_text(level), true)
 }
 
-/// The pipeline after differentiation.
+/// The pipeline after differentiation. With a huge function in the module,
+/// the SLP vectoriser is held back from it: it runs afterwards on each of
+/// the other functions.
 pub fn post_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Result<(), DriverError> {
-    match pipeline_text(level) {
-        "" => run(module, tm, POST_AD_O0, false),
-        p => run(module, tm, p, false),
+    let passes = pipeline_text(level);
+    if passes.is_empty() {
+        return run(module, tm, POST_AD_O0, false);
     }
+    if !huge_functions(module).0 {
+        return run(module, tm, passes, false);
+    }
+    run_with(module, tm, passes, false, false)?;
+    // (What is left of the module now: the pipeline deletes functions.)
+    let (_, others) = huge_functions(module);
+    set_vectorizers(true, true);
+    let slp = std::ffi::CString::new(SLP).expect("no NUL");
+    for f in others {
+        let opts = PassBuilderOptions::create();
+        let err = unsafe {
+            llvm_sys::transforms::pass_builder::LLVMRunPassesOnFunction(
+                inkwell::values::AsValueRef::as_value_ref(&f),
+                slp.as_ptr(),
+                tm.as_mut_ptr(),
+                opts.as_mut_ptr(),
+            )
+        };
+        if !err.is_null() {
+            let message = unsafe {
+                let m = llvm_sys::error::LLVMGetErrorMessage(err);
+                let text = std::ffi::CStr::from_ptr(m).to_string_lossy().into_owned();
+                llvm_sys::error::LLVMDisposeErrorMessage(m);
+                text
+            };
+            return Err(DriverError::Llvm(format!("optimisation pipeline `{SLP}` failed: {message}")));
+        }
+    }
+    Ok(())
 }
 
 /// AddressSanitizer over the whole module, derivatives included: every
@@ -163,8 +228,10 @@ pub fn address_sanitizer(module: &Module<'_>, tm: &TargetMachine) -> Result<(), 
         .map_err(|e| DriverError::Llvm(format!("AddressSanitizer instrumentation failed: {e}")))
 }
 
-/// Writes a native object file.
+/// Writes a native object file (without the machine instruction scheduler
+/// when a function is huge: see [`HUGE_FUNCTION`]).
 pub fn emit_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Result<(), DriverError> {
+    set_llvm_options(&[format!("-enable-misched={}", !huge_functions(module).0)]);
     tm.write_to_file(module, FileType::Object, path)
         .map_err(|e| DriverError::Llvm(format!("code generation failed: {e}")))
 }
