@@ -33,7 +33,7 @@ fn copies_integer_bytes_within(copy: Value, hops: u32) -> bool {
     let f = ir::parent_function(copy);
     let td = data_layout(f);
     let len = constant_length(copy);
-    (0..2).any(|k| {
+    let integers_at = |k: u32| {
         let p = ir::operand(copy, k);
         if constant_root_of(p).is_some_and(holds_integer_data) || points_to_integer_constants(p) {
             return true;
@@ -41,6 +41,30 @@ fn copies_integer_bytes_within(copy: Value, hops: u32) -> bool {
         let Some((root, at)) = constant_offset(p, td) else { return false };
         let root = root_of(root);
         crate::memory::is_local(root, &classify) && only_integers(f, root, at, len, copy, hops)
+    };
+    // Integers copied over bytes the function then reads as floats (type
+    // punning) would leave those floats' adjoints to whatever the bytes
+    // held before: then only the destination's own evidence counts.
+    integers_at(0) || integers_at(1) && !read_as_floats(f, ir::operand(copy, 0), len)
+}
+
+/// Whether `f` loads floats from memory of `p`'s base that may overlap
+/// `p..p + len` (all of it when `len` is unknown).
+fn read_as_floats(f: Value, p: Value, len: Option<u64>) -> bool {
+    let td = data_layout(f);
+    let Some((base, at)) = constant_offset(p, td) else { return true };
+    let root = root_of(base);
+    ir::blocks(f).into_iter().flat_map(ir::instructions).any(|i| {
+        if ir::opcode(i) != LLVMOpcode::LLVMLoad || !ir::is_real(ir::type_of(i)) {
+            return false;
+        }
+        let q = ir::operand(i, 0);
+        if root_of(q) != root {
+            return false;
+        }
+        let Some((_, o)) = constant_offset(q, td) else { return true };
+        let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, ir::type_of(i)) };
+        len.is_none_or(|n| o < at + n) && o + size > at
     })
 }
 
@@ -198,6 +222,18 @@ mod tests {
              call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr %b, i64 6, i1 false)",
         );
         assert_eq!(v, vec![true, true]);
+    }
+
+    #[test]
+    fn characters_copied_over_a_double_that_is_read_again_are_not_trusted() {
+        // `memcpy(&y, s, 8); return y;` with y an active double before.
+        let v = verdicts(
+            "  %s = alloca [8 x i8]\n  %y = alloca double\n  store double %x, ptr %y\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %s, ptr @lit, i64 6, i1 false)\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %y, ptr %s, i64 8, i1 false)\n  \
+             %r = load double, ptr %y\n  store double %r, ptr %out",
+        );
+        assert_eq!(v, vec![true, false]);
     }
 
     #[test]
