@@ -231,7 +231,9 @@ pub fn address_sanitizer(module: &Module<'_>, tm: &TargetMachine) -> Result<(), 
 /// Writes a native object file (without the machine instruction scheduler
 /// when a function is huge: see [`HUGE_FUNCTION`]).
 pub fn emit_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Result<(), DriverError> {
-    set_llvm_options(&[format!("-enable-misched={}", !huge_functions(module).0)]);
+    if huge_functions(module).0 {
+        set_llvm_options(&["-enable-misched=false".to_string()]);
+    }
     tm.write_to_file(module, FileType::Object, path)
         .map_err(|e| DriverError::Llvm(format!("code generation failed: {e}")))
 }
