@@ -34,6 +34,8 @@ for o in -O0 -O2; do
   rc=$?
   report "gradients on 4 threads at once [$o]: ${log:-}" $rc
 done
+refused "OpenMP atomic write of a double" "$build/openmp_atomic_write" "atomic store of a float" \
+  "$CC" -O2 -g -fopenmp "$here/parallel/openmp_atomic_write.c"
 # Critical sections and reductions other than sums, reversed in the
 # reverse of the threads' order (tickets), at 1, 2 and 4 threads.
 for o in -O0 -O2; do
@@ -46,7 +48,7 @@ for o in -O0 -O2; do
     log=$(OMP_NUM_THREADS=$t timeout 120 "$build/openmp_ordered$o" 2>&1)
     rc=$?
     [ $rc -ne 0 ] && echo "$log"
-    report "OpenMP critical sections and max/min/product reductions, reverse mode [$o, $t threads]: $(tail -n 1 <<<"$log")" $rc
+    report "OpenMP critical sections, max/min/product reductions, atomic reads, reverse mode [$o, $t threads]: $(tail -n 1 <<<"$log")" $rc
   done
 done
 refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \

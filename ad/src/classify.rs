@@ -59,10 +59,18 @@ pub(crate) fn classify(i: Value) -> Kind {
         LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr
         | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => Kind::Inactive,
         // Integer atomics (flags, counters, lazily set keys) carry no
-        // derivative: ordinary integer accesses to the engine. Float ones would.
-        LLVMLoad | LLVMStore if ir::is_atomic(i) && !is_integer_access(i) => unsupported(
-            format!("atomic memory access (`{}` atomic)", opcode_name(op)),
-            "atomic loads and stores of floats or pointers are not supported yet",
+        // derivative: ordinary integer accesses to the engine. An atomic
+        // load of a float (`#pragma omp atomic read`) is a load whose tangent
+        // is read atomically too and whose adjoint is added atomically in a
+        // parallel region; an atomic store's reverse would have to know which
+        // of the threads storing to one place stored last.
+        LLVMStore if ir::is_atomic(i) && !is_integer_access(i) => unsupported(
+            "atomic store of a float or pointer (`#pragma omp atomic write`, C11 `atomic_store`)".to_string(),
+            "write the value with a plain store where each thread writes its own place, or use forward mode",
+        ),
+        LLVMLoad if ir::is_atomic(i) && !ir::is_real(ir::type_of(i)) && !is_integer_access(i) => unsupported(
+            "atomic load of a pointer".to_string(),
+            "atomic loads of pointers are not supported yet",
         ),
         LLVMLoad => Kind::Load,
         LLVMStore => Kind::Store,

@@ -138,9 +138,16 @@ impl Emitter {
     /// A load of shadow memory at the alignment of primal access `like`
     /// (the shadow sits at the same offsets, so it is aligned alike; the
     /// type's own alignment may be more than the memory has).
+    /// A load from shadow memory at the alignment (and, for an atomic
+    /// primal load, with the ordering) of primal access `like`.
     pub fn load_like(&self, t: Type, p: Value, like: Value) -> Value {
         let l = self.load(t, p);
-        unsafe { LLVMSetAlignment(l, LLVMGetAlignment(like)) };
+        unsafe {
+            LLVMSetAlignment(l, LLVMGetAlignment(like));
+            if ir::opcode(like) == llvm_sys::LLVMOpcode::LLVMLoad && ir::is_atomic(like) {
+                LLVMSetOrdering(l, LLVMGetOrdering(like));
+            }
+        }
         l
     }
 

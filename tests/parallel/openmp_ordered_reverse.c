@@ -1,5 +1,5 @@
 /* Reverse mode through OpenMP critical sections and reductions other than
- * sums: their reverses must run in the reverse of the order the threads
+ * sums (and `atomic read`s of a shared value, at the end): their reverses must run in the reverse of the order the threads
  * went through them (a `max` sends the adjoint to whichever thread stored
  * last; a product's adjoint depends on who multiplied before and after).
  * Each thread takes a ticket as it leaves a section, and the reverses run
@@ -75,6 +75,24 @@ static double two_sections(const double *x, int n) {
   return hi - 2 * lo + 0.01 * s;
 }
 
+/* `atomic read` of a shared value that `atomic` updates built in an earlier region. */
+static double atomic_reads(const double *x, int n) {
+  double acc = 0, total = 0;
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) {
+#pragma omp atomic
+    acc += 0.01 * x[i];
+  }
+#pragma omp parallel for reduction(+ : total)
+  for (int i = 0; i < n; i++) {
+    double v;
+#pragma omp atomic read
+    v = acc;
+    total += v * sin(x[i]);
+  }
+  return total;
+}
+
 typedef double (*fn)(const double *, int);
 
 static void check_one(const char *name, fn f, const double *x) {
@@ -122,12 +140,17 @@ int main(void) {
     __enzyme_autodiff((void *)reduce_product, enzyme_dup, x, p, enzyme_const, N);
     for (int i = 0; i < N; i++)
       check("product reduction: closed form", p[i], prod / (1 + 0.1 * sin(x[i])) * 0.1 * cos(x[i]), 1e-10);
+    double a[N] = {0}, acc = 0, sines = 0;
+    for (int i = 0; i < N; i++) acc += 0.01 * x[i], sines += sin(x[i]);
+    __enzyme_autodiff((void *)atomic_reads, enzyme_dup, x, a, enzyme_const, N);
+    for (int i = 0; i < N; i++) check("atomic read: closed form", a[i], 0.01 * sines + acc * cos(x[i]), 1e-10);
   }
   check_one("largest_square", largest_square, x);
   check_one("reduce_max", reduce_max, x);
   check_one("reduce_min", reduce_min, x);
   check_one("reduce_product", reduce_product, x);
   check_one("two_sections", two_sections, x);
+  check_one("atomic_reads", atomic_reads, x);
   if (failures) {
     printf("%d of %d checks failed (%d threads)\n", failures, checks, omp_get_max_threads());
     return 1;
