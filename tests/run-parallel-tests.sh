@@ -36,6 +36,18 @@ for o in -O0 -O2; do
 done
 refused "OpenMP atomic write of a double" "$build/openmp_atomic_write" "atomic store of a float" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_atomic_write.c"
+if "$CC" -O2 -fopenmp "$here/parallel/openmp_ordered_nested.c" -o "$build/openmp_ordered_nested" 2>/dev/null; then
+  log=$(OMP_NUM_THREADS=2 "$build/openmp_ordered_nested" 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ] && grep -q "was called inside a parallel region" <<<"$log"; then
+    report "ordered critical sections' derivative called inside a parallel region: stops with a message (exit $rc)" 0
+  else
+    echo "$log"
+    report "ordered critical sections' derivative called inside a parallel region: expected a stop with a message" 1
+  fi
+else
+  report "ordered critical sections' derivative called inside a parallel region: build failed" 1
+fi
 # Critical sections and reductions other than sums, reversed in the
 # reverse of the threads' order (tickets), at 1, 2 and 4 threads.
 for o in -O0 -O2; do

@@ -54,6 +54,20 @@ pub(crate) enum RuleUse {
     SplitForward,
 }
 
+impl RuleUse {
+    /// The rules a request of `mode` (and split part) calls.
+    pub(crate) fn of(split: Option<crate::entry_points::SplitPart>, mode: crate::request::Mode) -> RuleUse {
+        use crate::entry_points::SplitPart;
+        use crate::request::Mode;
+        match (split, mode) {
+            (Some(SplitPart::Augment | SplitPart::Size), _) => RuleUse::Augment,
+            (Some(SplitPart::Tangent), _) => RuleUse::SplitForward,
+            (Some(SplitPart::Reverse), _) | (None, Mode::Reverse) => RuleUse::Reverse,
+            (None, Mode::Forward) => RuleUse::Forward,
+        }
+    }
+}
+
 /// The rules registered for a function.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Rules {

@@ -313,17 +313,6 @@ fn reached_by(plan: &MarkerCall) -> HashSet<Value> {
     out
 }
 
-/// Which custom rules a request's derivative calls.
-fn rule_use(plan: &MarkerCall) -> custom::RuleUse {
-    use custom::RuleUse;
-    match (plan.split, plan.mode) {
-        (Some(SplitPart::Augment | SplitPart::Size), _) => RuleUse::Augment,
-        (Some(SplitPart::Tangent), _) => RuleUse::SplitForward,
-        (Some(SplitPart::Reverse), _) | (None, Mode::Reverse) => RuleUse::Reverse,
-        (None, Mode::Forward) => RuleUse::Forward,
-    }
-}
-
 /// Checks and generates the derivatives of a set of requests none of which
 /// contains another's call, and rewrites their calls.
 fn differentiate_round(
@@ -353,7 +342,7 @@ fn differentiate_round(
         );
         let mask = plan.dup_mask();
         let runtime_activity = plan.runtime_activity || options.runtime_activity;
-        let rules = rule_use(plan);
+        let rules = custom::RuleUse::of(plan.split, plan.mode);
         if checked.insert((clone, mask.clone(), plan.mode, rules, runtime_activity)) {
             let name = ir::name(plan.function);
             let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, rules, runtime_activity);

@@ -493,7 +493,7 @@ pub(crate) fn omp_function(module: LLVMModuleRef, name: &str) -> Value {
         (LLVMPointerTypeInContext(ctx, 0), LLVMInt32TypeInContext(ctx), LLVMVoidTypeInContext(ctx))
     };
     let (ret, mut params): (_, Vec<_>) = match name {
-        "omp_get_thread_num" | "omp_get_num_threads" | "omp_get_max_threads" => (i32t, vec![]),
+        "omp_get_thread_num" | "omp_get_num_threads" | "omp_get_max_threads" | "omp_in_parallel" => (i32t, vec![]),
         "__kmpc_global_thread_num" => (i32t, vec![ptr]),
         "__kmpc_barrier" => (void, vec![ptr, i32t]),
         "__kmpc_push_num_threads" => (void, vec![ptr, i32t, i32t]),

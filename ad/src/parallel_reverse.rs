@@ -64,6 +64,19 @@ impl Reverse<'_> {
             let lists = e.call(malloc, &mut [list_bytes]);
             LLVMBuildMemSet(e.b, lists, LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0), list_bytes, 8);
             let count = LLVMBuildAlloca(self.slots, LLVMInt32TypeInContext(e.ctx), c"threads".as_ptr());
+            if crate::parallel::has_ordered_critical(callee) {
+                // The tickets are one counter per region derivative: two of its
+                // calls at once (from threads of a parallel region of the
+                // caller's) would mix them.
+                let inside = e.call(omp_function(module, "omp_in_parallel"), &mut []);
+                let zero = LLVMConstInt(LLVMInt32TypeInContext(e.ctx), 0, 0);
+                let inside = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntNE, inside, zero, c"".as_ptr());
+                e.abort_if(
+                    inside,
+                    "enzyme-rs: a derivative whose OpenMP region has critical sections or non-sum reductions was called \
+                     inside a parallel region; call it from serial code",
+                );
+            }
             let wrapper = augment_wrapper(module, split, &layout);
             let mut args = vec![ir::operand(i, 0), ir::operand(i, 1)];
             args.extend(rest);
