@@ -51,8 +51,9 @@ static double hybrid(const double *x, int n) {
 }
 
 /* The other collectives: a ring shift by MPI_Sendrecv, MPI_Allgather,
- * MPI_Gather then MPI_Scatter through rank 0, and an MPI_Allreduce max
- * (whose derivative belongs to the rank holding it). */
+ * MPI_Gather then MPI_Scatter through rank 0, an MPI_Allreduce max (whose
+ * derivative belongs to the rank holding it) and an MPI_Allreduce product
+ * (in place, one factor exactly zero on one element). */
 static double collectives(double *x, int rank, int size) {
   double shifted[N], all[64 * N], mx[N], back[N], gathered[64 * N];
   int next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -65,8 +66,11 @@ static double collectives(double *x, int rank, int size) {
   if (rank == 0)
     for (int k = 0; k < N * size; k++) gathered[k] = sin(gathered[k]);
   MPI_Scatter(gathered, N, MPI_DOUBLE, back, N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double f[N];
+  for (int i = 0; i < N; i++) f[i] = i == 1 && rank == 0 ? 0 * x[i] : 1 + 0.1 * sin(x[i] + rank);
+  MPI_Allreduce(MPI_IN_PLACE, f, N, MPI_DOUBLE, MPI_PROD, MPI_COMM_WORLD);
   double s = 0;
-  for (int i = 0; i < N; i++) s += shifted[i] * x[i] + mx[i] * back[i];
+  for (int i = 0; i < N; i++) s += shifted[i] * x[i] + mx[i] * back[i] + f[i] * (i + 1);
   for (int k = 0; k < N * size; k++) s += cos(all[k]) * (rank + 1);
   return s;
 }

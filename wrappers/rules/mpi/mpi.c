@@ -2,7 +2,8 @@
  * rules: forward mode sends tangents alongside values; in reverse mode the
  * adjoint communication runs the other way (a send's adjoint is a receive,
  * a broadcast's a reduction). Contiguous doubles (`MPI_DOUBLE`) and
- * `MPI_SUM` reductions only: anything else stops the program with a message
+ * `MPI_SUM` reductions (and `MPI_PROD`, `MPI_MAX`, `MPI_MIN` in `MPI_Allreduce`)
+ * only: anything else stops the program with a message
  * naming it, rather than give a wrong derivative. Built only where MPICH's
  * headers are (see the Makefile); linked into programs that declare these
  * functions and ask for derivatives. */
@@ -128,7 +129,9 @@ REGISTER void *__enzyme_register_gradient_MPI_Recv[3] = {(void *)MPI_Recv, (void
 
 /* ---- MPI_Allreduce: a sum's adjoints are summed over the ranks too; a max's
  * or min's derivative belongs to the rank holding the extreme (the lowest
- * such rank, as MPI_MAXLOC/MPI_MINLOC choose) ---- */
+ * such rank, as MPI_MAXLOC/MPI_MINLOC choose); a product's partial for one
+ * rank is the product of the other ranks' values (gathered, so zeros need
+ * no division) ---- */
 typedef struct {
   double value;
   int rank;
@@ -149,8 +152,26 @@ static int extreme_with_owner(const void *send, void *recv, int n, MPI_Op op, MP
 }
 
 static void supported_op(MPI_Op op) {
-  require(op == MPI_SUM || op == MPI_MAX || op == MPI_MIN,
-          "derivatives of MPI_Allreduce support MPI_SUM, MPI_MAX and MPI_MIN only");
+  require(op == MPI_SUM || op == MPI_MAX || op == MPI_MIN || op == MPI_PROD,
+          "derivatives of MPI_Allreduce support MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN only");
+}
+
+/* Per element, the product of every other rank's input (before the call,
+ * which may overwrite an in-place buffer). */
+static double *others_product(const void *send, const void *recv, int n, MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const double *in = send == MPI_IN_PLACE ? recv : send;
+  double *all = scratch(n * size), *out = scratch(n);
+  MPI_Allgather(in, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm);
+  for (int k = 0; k < n; k++) {
+    out[k] = 1;
+    for (int s = 0; s < size; s++)
+      if (s != rank) out[k] *= all[s * n + k];
+  }
+  free(all);
+  return out;
 }
 
 static int allreduce_fwd(const void *send, const void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt,
@@ -165,6 +186,18 @@ static int allreduce_fwd(const void *send, const void *dsend, void *recv, void *
     if (send != MPI_IN_PLACE)
       free(owned_in);
     free(owned_out);
+    return r;
+  }
+  if (op == MPI_PROD) {
+    double *others = others_product(send, recv, n, comm), *t = scratch(n);
+    const double *din = send == MPI_IN_PLACE ? drecv : dsend;
+    for (int k = 0; k < n; k++) t[k] = (din ? din[k] : 0) * others[k];
+    int r = MPI_Allreduce(send, recv, n, dt, op, comm);
+    MPI_Allreduce(MPI_IN_PLACE, t, n, dt, MPI_SUM, comm);
+    if (drecv)
+      memcpy(drecv, t, n * sizeof(double));
+    free(t);
+    free(others);
     return r;
   }
   int rank, *owner = malloc((n > 0 ? n : 1) * sizeof(int));
@@ -189,6 +222,10 @@ static aug_int allreduce_aug(const void *send, void *dsend, void *recv, void *dr
   supported_op(op);
   if (op == MPI_SUM)
     return (aug_int){NULL, MPI_Allreduce(send, recv, n, dt, op, comm)};
+  if (op == MPI_PROD) {
+    double *others = others_product(send, recv, n, comm);
+    return (aug_int){others, MPI_Allreduce(send, recv, n, dt, op, comm)};
+  }
   int *owner = malloc((n > 0 ? n : 1) * sizeof(int));
   require(owner != NULL, "out of memory in an MPI derivative");
   int r = extreme_with_owner(send, recv, n, op, comm, owner);
@@ -198,6 +235,7 @@ static void allreduce_rev(const void *send, void *dsend, void *recv, void *drecv
                           MPI_Comm comm, void *tape) {
   (void)recv;
   int *owner = tape, rank;
+  double *others = tape;
   MPI_Comm_rank(comm, &rank);
   double *t = scratch(n);
   if (drecv)
@@ -205,8 +243,11 @@ static void allreduce_rev(const void *send, void *dsend, void *recv, void *drecv
   else
     memset(t, 0, n * sizeof(double));
   MPI_Allreduce(MPI_IN_PLACE, t, n, dt, MPI_SUM, comm);
-  /* What each rank's input receives: all of it for a sum, the owner's share for an extreme. */
-  if (op != MPI_SUM)
+  /* What each rank's input receives: all of it for a sum, the owner's share
+   * for an extreme, times the other ranks' product for a product. */
+  if (op == MPI_PROD)
+    for (int k = 0; k < n; k++) t[k] *= others[k];
+  else if (op != MPI_SUM)
     for (int k = 0; k < n; k++)
       if (owner[k] != rank) t[k] = 0;
   if (send == MPI_IN_PLACE) {
