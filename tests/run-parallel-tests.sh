@@ -22,6 +22,25 @@ refused() { # name, output, expected message, command...
   fi
 }
 
+# A self-checking OpenMP program (tests/parallel/$2) built at -O0 and -O2
+# and run at each number of threads in $3.
+on_threads() { # label, source, thread counts
+  local label=$1 src=$2 exe=$build/${2%.c} o t log rc
+  for o in -O0 -O2; do
+    if ! log=$("$CC" $o -fopenmp "$here/parallel/$src" -o "$exe$o" -lm 2>&1); then
+      echo "$log"
+      report "$label [$o]: build failed" 1
+      continue
+    fi
+    for t in $3; do
+      log=$(OMP_NUM_THREADS=$t timeout 120 "$exe$o" 2>&1)
+      rc=$?
+      [ $rc -ne 0 ] && echo "$log"
+      report "$label [$o, $t threads]: $(tail -n 1 <<<"$log")" $rc
+    done
+  done
+}
+
 for o in -O0 -O2; do
   "$CC" $o -fopenmp "$here/parallel/openmp.c" -o "$build/openmp$o" -lm && log=$(OMP_NUM_THREADS=2 "$build/openmp$o")
   rc=$?
@@ -50,19 +69,8 @@ else
 fi
 # Critical sections and reductions other than sums, reversed in the
 # reverse of the threads' order (tickets), at 1, 2 and 4 threads.
-for o in -O0 -O2; do
-  if ! log=$("$CC" $o -fopenmp "$here/parallel/openmp_ordered_reverse.c" -o "$build/openmp_ordered$o" -lm 2>&1); then
-    echo "$log"
-    report "OpenMP ordered reverse [$o]: build failed" 1
-    continue
-  fi
-  for t in 1 2 4; do
-    log=$(OMP_NUM_THREADS=$t timeout 120 "$build/openmp_ordered$o" 2>&1)
-    rc=$?
-    [ $rc -ne 0 ] && echo "$log"
-    report "OpenMP critical sections, max/min/product reductions, atomic reads, reverse mode [$o, $t threads]: $(tail -n 1 <<<"$log")" $rc
-  done
-done
+on_threads "OpenMP critical sections, max/min/product reductions, atomic reads, reverse mode" \
+  openmp_ordered_reverse.c "1 2 4"
 refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \
   "has a copy of memory (\`memcpy\`/\`memmove\`) in an OpenMP parallel region" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_reverse_copy.c"
@@ -80,19 +88,7 @@ fi
 
 # Reverse mode through parallel regions: against forward mode and
 # differences, and across 1, 2 and 4 threads inside the program.
-for o in -O0 -O2; do
-  if ! log=$("$CC" $o -fopenmp "$here/parallel/openmp_reverse.c" -o "$build/openmp_reverse$o" -lm 2>&1); then
-    echo "$log"
-    report "OpenMP reverse mode [$o]: build failed" 1
-    continue
-  fi
-  for t in 1 4; do
-    log=$(OMP_NUM_THREADS=$t "$build/openmp_reverse$o" 2>&1)
-    rc=$?
-    [ $rc -ne 0 ] && echo "$log"
-    report "OpenMP reverse mode [$o, OMP_NUM_THREADS=$t]: $(tail -n 1 <<<"$log")" $rc
-  done
-done
+on_threads "OpenMP reverse mode" openmp_reverse.c "1 4"
 
 # Forward mode through parallel regions: checked against differences, and
 # the same tangents (bit for bit) whatever the number of threads.

@@ -219,13 +219,7 @@ fn chosen_functions(v: Value, seen: &mut Vec<Value>) -> Option<Vec<Value>> {
             users.iter().map(|u| ir::operand(*u, k)).collect()
         } else if !LLVMIsALoadInst(v).is_null() {
             // From a constant table: any of its elements.
-            let g = crate::layout::root_of(LLVMGetOperand(v, 0));
-            let g = if LLVMIsAGlobalVariable(g).is_null() { ir::constant_root(LLVMGetOperand(v, 0))? } else { g };
-            let init = LLVMGetInitializer(g);
-            if LLVMIsGlobalConstant(g) == 0 || init.is_null() || LLVMIsAConstantArray(init).is_null() {
-                return None;
-            }
-            (0..ir::operand_count(init)).map(|k| ir::operand(init, k)).collect()
+            crate::layout::constant_table_elements(v)?
         } else {
             return None;
         }

@@ -76,18 +76,8 @@ fn constant_root_of(p: Value) -> Option<Value> {
 /// A pointer loaded from a constant table of pointers to integer data (an
 /// array of string literals: `static const char *names[] = {"a", "b"}`).
 fn points_to_integer_constants(p: Value) -> bool {
-    let load = root_of(p);
-    if ir::opcode(load) != LLVMOpcode::LLVMLoad {
-        return false;
-    }
-    let Some(table) = constant_root_of(ir::operand(load, 0)) else { return false };
-    unsafe {
-        let init = LLVMGetInitializer(table);
-        if LLVMIsGlobalConstant(table) == 0 || init.is_null() || LLVMIsAConstantArray(init).is_null() {
-            return false;
-        }
-        (0..ir::operand_count(init)).all(|k| constant_root_of(ir::operand(init, k)).is_some_and(holds_integer_data))
-    }
+    crate::layout::constant_table_elements(root_of(p))
+        .is_some_and(|elems| elems.into_iter().all(|e| constant_root_of(e).is_some_and(holds_integer_data)))
 }
 
 fn constant_length(copy: Value) -> Option<u64> {

@@ -531,6 +531,24 @@ pub(crate) fn struct_field_type(gep: Value) -> Option<ir::Type> {
     (!g.through_union).then_some(g.addressed)
 }
 
+/// What a load may read when it reads an element of a constant array
+/// global (a table of functions or of string literals): the elements.
+pub(crate) fn constant_table_elements(load: Value) -> Option<Vec<Value>> {
+    if ir::opcode(load) != llvm_sys::LLVMOpcode::LLVMLoad {
+        return None;
+    }
+    let p = ir::operand(load, 0);
+    let g = root_of(p);
+    let g = if unsafe { LLVMIsAGlobalVariable(g).is_null() } { ir::constant_root(p)? } else { g };
+    unsafe {
+        let init = LLVMGetInitializer(g);
+        if LLVMIsGlobalConstant(g) == 0 || init.is_null() || LLVMIsAConstantArray(init).is_null() {
+            return None;
+        }
+        Some((0..ir::operand_count(init)).map(|k| ir::operand(init, k)).collect())
+    }
+}
+
 /// Metadata on a load or store of a struct's integer field (`p->count`),
 /// put on the clones before preprocessing: the pipeline turns the
 /// struct-typed `getelementptr` that says so into a byte offset, and at -O0

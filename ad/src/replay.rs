@@ -241,22 +241,10 @@ impl Replay<'_, '_> {
     /// function returned in the forward part read back.
     fn custom_split_forward_call(&mut self, i: Value, callee: Value) {
         let (_, shape) = crate::custom::split_forward_shape(callee).expect("checked when validating");
-        let mut args = Vec::new();
         for k in 0..ir::call_arg_count(i) {
-            let a = ir::operand(i, k);
-            let t = ir::type_of(a);
-            args.push(self.r.primal(a));
-            if ir::is_float(t) {
-                args.push(self.tangent(a));
-            } else if ir::is_pointer(t) {
-                let s = if self.r.mem.status(a) == PtrStatus::Shadowed {
-                    self.sh.of(a)
-                } else {
-                    unsafe { LLVMConstNull(t) }
-                };
-                args.push(s);
-            }
+            self.read_back(ir::operand(i, k));
         }
+        let mut args = self.forward_rule_arguments(i);
         if let Some(tape) = self.r.custom_calls[&i] {
             args.push(self.r.fetch(tape));
         }

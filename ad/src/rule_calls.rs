@@ -15,29 +15,10 @@ use crate::reverse::Reverse;
 use crate::tangent::Tangents;
 
 impl Forward<'_> {
-    /// A pointer argument's shadow, or null when it has none (as Enzyme passes).
-    fn shadow_or_null(&self, a: Value) -> Value {
-        if self.mem.status(a) == PtrStatus::Shadowed {
-            self.sh.of(a)
-        } else {
-            unsafe { LLVMConstNull(ir::type_of(a)) }
-        }
-    }
-
     /// `f(args)` with a custom forward derivative: `fwd(arg, tangent, ...)`.
     pub(crate) fn custom_forward_call(&mut self, i: Value, callee: Value) {
         let shape = custom::forward_shape(callee).expect("checked when validating");
-        let mut args = Vec::new();
-        for k in 0..ir::call_arg_count(i) {
-            let a = ir::operand(i, k);
-            let t = ir::type_of(a);
-            args.push(self.val(a));
-            if ir::is_float(t) {
-                args.push(self.tangent(a));
-            } else if ir::is_pointer(t) {
-                args.push(self.shadow_or_null(a));
-            }
-        }
+        let mut args = self.forward_rule_arguments(i);
         let r = self.e.call_user(shape.forward, &mut args);
         let t = ir::type_of(i);
         if !ir::is_float(t) {

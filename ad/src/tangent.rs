@@ -39,6 +39,25 @@ pub(crate) trait Tangents {
         self.tangents().get(&v).copied().unwrap_or_else(|| self.emitter().zero(ir::type_of(v)))
     }
 
+    /// The arguments of call `i`'s forward (or split forward) rule: each
+    /// argument's primal value, followed by its tangent (floats) or its
+    /// shadow (pointers; null where it has none, as Enzyme passes).
+    fn forward_rule_arguments(&self, i: Value) -> Vec<Value> {
+        let mut args = Vec::new();
+        for k in 0..ir::call_arg_count(i) {
+            let a = ir::operand(i, k);
+            let t = ir::type_of(a);
+            args.push(self.val(a));
+            if ir::is_float(t) {
+                args.push(self.tangent(a));
+            } else if ir::is_pointer(t) {
+                let shadowed = self.facts().status(a) == PtrStatus::Shadowed;
+                args.push(if shadowed { self.shadows().of(a) } else { unsafe { LLVMConstNull(t) } });
+            }
+        }
+        args
+    }
+
     /// Tangents through memory: stores write the shadow; a load's tangent,
     /// read from its shadow, is returned.
     fn memory(&self, i: Value, kind: &Kind) -> Option<Value> {

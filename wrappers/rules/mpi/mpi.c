@@ -188,31 +188,29 @@ static int allreduce_fwd(const void *send, const void *dsend, void *recv, void *
     free(owned_out);
     return r;
   }
-  if (op == MPI_PROD) {
-    double *others = others_product(send, recv, n, comm), *t = scratch(n);
-    const double *din = send == MPI_IN_PLACE ? drecv : dsend;
-    for (int k = 0; k < n; k++) t[k] = (din ? din[k] : 0) * others[k];
-    int r = MPI_Allreduce(send, recv, n, dt, op, comm);
-    MPI_Allreduce(MPI_IN_PLACE, t, n, dt, MPI_SUM, comm);
-    if (drecv)
-      memcpy(drecv, t, n * sizeof(double));
-    free(t);
-    free(others);
-    return r;
-  }
-  int rank, *owner = malloc((n > 0 ? n : 1) * sizeof(int));
+  /* Each rank's share of the result's tangent, summed over the ranks. */
+  int rank, r;
   MPI_Comm_rank(comm, &rank);
   double *t = scratch(n);
   const double *din = send == MPI_IN_PLACE ? drecv : dsend;
   for (int k = 0; k < n; k++) t[k] = din ? din[k] : 0;
-  int r = extreme_with_owner(send, recv, n, op, comm, owner);
-  for (int k = 0; k < n; k++)
-    if (owner[k] != rank) t[k] = 0;
+  if (op == MPI_PROD) {
+    double *others = others_product(send, recv, n, comm);
+    for (int k = 0; k < n; k++) t[k] *= others[k];
+    free(others);
+    r = MPI_Allreduce(send, recv, n, dt, op, comm);
+  } else {
+    int *owner = malloc((n > 0 ? n : 1) * sizeof(int));
+    require(owner != NULL, "out of memory in an MPI derivative");
+    r = extreme_with_owner(send, recv, n, op, comm, owner);
+    for (int k = 0; k < n; k++)
+      if (owner[k] != rank) t[k] = 0;
+    free(owner);
+  }
   MPI_Allreduce(MPI_IN_PLACE, t, n, dt, MPI_SUM, comm);
   if (drecv)
     memcpy(drecv, t, n * sizeof(double));
   free(t);
-  free(owner);
   return r;
 }
 static aug_int allreduce_aug(const void *send, void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt,
