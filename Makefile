@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 CARGO ?= cargo
 LLVM_PREFIX = /usr/lib/llvm-22
 DEB_PACKAGES = llvm-22-dev clang-22 libclang-22-dev lld-22 flang-22 libomp-22-dev libpolly-22-dev libzstd-dev \
-  libclang-rt-22-dev mpich libmpich-dev cmake make valgrind libblas-dev liblapack-dev
+  libclang-rt-22-dev mpich libmpich-dev cmake make valgrind libblas-dev liblapack-dev liblapacke-dev
 BENCH_PACKAGES = libadolc-dev python3-venv
 export LLVM_SYS_221_PREFIX ?= $(LLVM_PREFIX)
 

@@ -74,8 +74,7 @@ on_threads "OpenMP critical sections, max/min/product reductions, atomic reads, 
 refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \
   "has a copy of memory (\`memcpy\`/\`memmove\`) in an OpenMP parallel region" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_reverse_copy.c"
-refused "OpenMP firstprivate double" "$build/openmp_firstprivate" "passes a floating-point value by value into an OpenMP parallel region" \
-  "$CC" -O2 -g -fopenmp "$here/parallel/openmp_firstprivate.c"
+on_threads "OpenMP firstprivate floats, both modes" openmp_firstprivate.c "1 2 4"
 
 # -v says how each region's adjoints are accumulated.
 log=$("$CC" -v -O2 -fopenmp "$here/parallel/openmp_reverse.c" -o "$build/openmp_reverse_v" -lm 2>&1)

@@ -323,16 +323,7 @@ fn immediate_dominators(preds: &[Vec<usize>]) -> Vec<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inkwell::context::Context;
-    use inkwell::memory_buffer::MemoryBuffer;
-
-    fn with_function(ir: &str, check: impl FnOnce(Value)) {
-        let ctx = Context::create();
-        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
-        let m = ctx.create_module_from_ir(buf).unwrap();
-        let f = m.get_function("f").unwrap();
-        check(inkwell::values::AsValueRef::as_value_ref(&f));
-    }
+    use crate::test_ir::with_function;
 
     #[test]
     fn diamond_is_ordered_and_acyclic() {

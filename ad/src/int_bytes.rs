@@ -163,8 +163,7 @@ fn only_integers(f: Value, root: Value, at: u64, len: Option<u64>, skip: Value, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inkwell::context::Context;
-    use inkwell::memory_buffer::MemoryBuffer;
+    use crate::test_ir::{calls, with_function};
 
     /// Whether each `memcpy` of `@f`, in order, is found to copy integers.
     fn verdicts(body: &str) -> Vec<bool> {
@@ -173,16 +172,7 @@ mod tests {
              declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n\
              define void @f(ptr %out, double %x) {{\n{body}\n  ret void\n}}\n"
         );
-        let ctx = Context::create();
-        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
-        let m = ctx.create_module_from_ir(buf).unwrap();
-        let f = inkwell::values::AsValueRef::as_value_ref(&m.get_function("f").unwrap());
-        ir::blocks(f)
-            .into_iter()
-            .flat_map(ir::instructions)
-            .filter(|i| ir::opcode(*i) == LLVMOpcode::LLVMCall)
-            .map(copies_integer_bytes)
-            .collect()
+        with_function(&ir, |f| calls(f).into_iter().map(copies_integer_bytes).collect())
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub(crate) fn retype(f: Value) {
     }
     // Then the slots' stores (after the casts: `forwarded_store` reads them as they were).
     for s in instructions.iter().copied().filter(|i| ir::opcode(*i) == LLVMStore) {
-        if !slots.contains(&ir::operand(s, 1)) {
+        if !in_slots(ir::operand(s, 1), &slots) || ir::is_pointer(ir::type_of(ir::operand(s, 0))) {
             continue;
         }
         if let Some(p) = pointer_version(ir::operand(s, 0), ptr_t, &slots) {
@@ -71,17 +71,17 @@ fn pointer_slots(instructions: &[Value], ptr_t: Type) -> HashSet<Value> {
                 ir::is_int(t) && ir::int_width(t) == width
             }
         })
-        .filter(|a| ir::is_private_slot(*a))
+        .filter(|a| slot_addresses(*a).is_some())
         .collect();
-    // Drop slots that receive anything but a pointer web, until none does.
+    // Drop slots that receive anything but a pointer web or a pointer, until none does.
     loop {
         let bad: Vec<Value> = slots
             .iter()
             .copied()
             .filter(|s| {
-                ir::users(*s).into_iter().any(|u| {
+                slot_addresses(*s).unwrap_or_default().into_iter().flat_map(ir::users).any(|u| {
                     ir::opcode(u) == LLVMStore
-                        && ir::operand(u, 1) == *s
+                        && !ir::is_pointer(ir::type_of(ir::operand(u, 0)))
                         && pointer_web(ir::operand(u, 0), ptr_t, &slots).is_none()
                 })
             })
@@ -95,6 +95,58 @@ fn pointer_slots(instructions: &[Value], ptr_t: Type) -> HashSet<Value> {
     }
 }
 
+/// The addresses of stack slot `a`: itself and the phis and selects that
+/// choose it (Rust's iterators pick which of two slots to fill that way), if
+/// they are used only to load and store the slot (not stored themselves).
+fn slot_addresses(a: Value) -> Option<Vec<Value>> {
+    let mut out = vec![a];
+    let mut k = 0;
+    while k < out.len() {
+        let p = out[k];
+        k += 1;
+        for u in ir::users(p) {
+            match ir::opcode(u) {
+                LLVMLoad => {}
+                LLVMStore if ir::operand(u, 1) == p && ir::operand(u, 0) != p => {}
+                LLVMPHI | LLVMSelect if !(ir::opcode(u) == LLVMSelect && ir::operand(u, 0) == p) => {
+                    if !out.contains(&u) {
+                        out.push(u);
+                    }
+                }
+                _ if ir::is_lifetime_marker(u) => {}
+                _ => return None,
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether address `p` is always one of the pointer slots.
+fn in_slots(p: Value, slots: &HashSet<Value>) -> bool {
+    if slots.contains(&p) {
+        return true;
+    }
+    let mut seen = HashSet::new();
+    let mut stack = vec![p];
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if slots.contains(&v) {
+            continue;
+        }
+        if !ir::is_instruction(v) {
+            return false;
+        }
+        match ir::opcode(v) {
+            LLVMPHI => stack.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
+            LLVMSelect => stack.extend([ir::operand(v, 1), ir::operand(v, 2)]),
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The pointer version of integer `root`, built beside its web, if its web
 /// is one (see [`pointer_web`]).
 fn pointer_version(root: Value, ptr_t: Type, slots: &HashSet<Value>) -> Option<Value> {
@@ -105,7 +157,7 @@ fn pointer_version(root: Value, ptr_t: Type, slots: &HashSet<Value>) -> Option<V
         for m in &web {
             let nv = match ir::opcode(*m) {
                 LLVMPtrToInt => ir::operand(*m, 0),
-                LLVMLoad if slots.contains(&ir::operand(*m, 0)) => {
+                LLVMLoad if in_slots(ir::operand(*m, 0), slots) => {
                     LLVMPositionBuilderBefore(b, *m);
                     let l = LLVMBuildLoad2(b, ptr_t, ir::operand(*m, 0), c"".as_ptr());
                     LLVMSetAlignment(l, LLVMGetAlignment(*m));
@@ -166,7 +218,7 @@ fn pointer_web(root: Value, ptr_t: Type, slots: &HashSet<Value>) -> Option<Vec<V
         }
         match ir::opcode(v) {
             LLVMPtrToInt if ir::type_of(ir::operand(v, 0)) == ptr_t => {}
-            LLVMLoad if slots.contains(&ir::operand(v, 0)) => {}
+            LLVMLoad if in_slots(ir::operand(v, 0), slots) => {}
             LLVMLoad => match forwarded_store(v) {
                 Some(s) => stack.push(ir::operand(s, 0)),
                 None => return None,
@@ -206,4 +258,45 @@ fn forwarded_store(load: Value) -> Option<Value> {
         i = unsafe { LLVMGetPreviousInstruction(i) };
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_ir::{printed, with_function};
+
+    /// `@f` after [`retype`], as text.
+    fn retyped(body: &str) -> String {
+        let ir = format!("define double @f(ptr %p, ptr %q, i1 %c) {{\n{body}\n}}\n");
+        with_function(&ir, |f| {
+            retype(f);
+            printed(f)
+        })
+    }
+
+    #[test]
+    fn a_slot_chosen_by_a_phi_or_select_still_holds_pointers() {
+        // Rust's iterators: a pointer stored as an integer in one slot and as
+        // a pointer in the slot a select chooses, both read back as integers.
+        let out = retyped(
+            "  %a = alloca i64\n  %b = alloca i64\n  %i = ptrtoint ptr %p to i64\n  store i64 %i, ptr %a\n  \
+             %s = select i1 %c, ptr %a, ptr %b\n  store ptr %q, ptr %s\n  \
+             %la = load i64, ptr %a\n  %lb = load i64, ptr %b\n  \
+             %pa = inttoptr i64 %la to ptr\n  %pb = inttoptr i64 %lb to ptr\n  \
+             %x = load double, ptr %pa\n  %y = load double, ptr %pb\n  %r = fadd double %x, %y\n  ret double %r",
+        );
+        assert!(!out.contains("inttoptr"), "{out}");
+        assert!(out.contains("store ptr %p, ptr %a"), "{out}");
+    }
+
+    #[test]
+    fn a_slot_whose_address_escapes_through_a_phi_is_left_alone() {
+        // The select's result is stored itself: the slot may be written anywhere.
+        let out = retyped(
+            "  %a = alloca i64\n  %b = alloca i64\n  %i = ptrtoint ptr %p to i64\n  store i64 %i, ptr %a\n  \
+             %s = select i1 %c, ptr %a, ptr %b\n  store ptr %s, ptr %q\n  \
+             %la = load i64, ptr %a\n  %pa = inttoptr i64 %la to ptr\n  %x = load double, ptr %pa\n  ret double %x",
+        );
+        assert!(out.contains("inttoptr"), "{out}");
+    }
 }

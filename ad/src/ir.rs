@@ -502,8 +502,9 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
     None
 }
 
-/// A constant address in the first page (`inttoptr (i64 8 to ptr)`), which is
-/// never mapped: a dangling pointer (an empty Rust `Vec`'s) that nothing
+/// A constant address in the first page (`inttoptr (i64 8 to ptr)`) or the
+/// last (`(void *)-1`), which are never mapped: a dangling pointer (an empty
+/// Rust `Vec`'s) or a sentinel (MPICH's `MPI_IN_PLACE`) that nothing
 /// dereferences. Like null, it is its own shadow.
 pub(crate) fn is_unmapped_address(v: Value) -> bool {
     unsafe {
@@ -511,7 +512,13 @@ pub(crate) fn is_unmapped_address(v: Value) -> bool {
             return false;
         }
         let k = LLVMGetOperand(v, 0);
-        !LLVMIsAConstantInt(k).is_null() && LLVMConstIntGetZExtValue(k) < 4096
+        if LLVMIsAConstantInt(k).is_null() {
+            return false;
+        }
+        let bits = LLVMGetIntTypeWidth(LLVMTypeOf(k));
+        let top = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let a = LLVMConstIntGetZExtValue(k);
+        a < 4096 || a > top - 4096
     }
 }
 

@@ -131,6 +131,10 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
             }
         }
     }
+    // Arrays the function steps through element by element (Rust's `ptr.add`).
+    if let Some(e) = crate::element_steps::copy_elem(i) {
+        return Some(CopyLayout::Uniform(e));
+    }
     // How the function itself reads and writes the memory copied from and to,
     // trusted only in a function that moves no pointers through memory (a
     // pointer field it does not touch here would otherwise be taken for a float).
@@ -207,13 +211,24 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                     let name = ir::called_function(u).map(ir::name).unwrap_or_default();
                     let is_copy = name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove");
                     if is_copy && ir::operand(u, 0) == p {
-                        // A copy into the blocks comes from the blocks (or the container's old block).
-                        let within = allocations_reached(ir::operand(u, 1))
-                            .is_some_and(|from| from.iter().all(|b| blocks.contains(b)));
+                        // A copy into the blocks comes from blocks the function
+                        // allocates (which join the set: their accesses are
+                        // checked too), or from the container's old block.
+                        if let Some(from) = allocations_reached(ir::operand(u, 1)) {
+                            for b in from {
+                                if !blocks.contains(&b) {
+                                    blocks.push(b);
+                                }
+                                if !derived.contains(&b) {
+                                    derived.push(b);
+                                }
+                            }
+                            continue;
+                        }
                         let from_slot = slot
                             .as_ref()
                             .is_some_and(|s| ContainerSlot::of(ir::operand(u, 1), &blocks).as_ref() == Some(s));
-                        if !within && !from_slot {
+                        if !from_slot {
                             return None;
                         }
                         continue;
@@ -222,6 +237,20 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                         continue;
                     }
                     if crate::kind::DEALLOCATORS.contains(&name.as_str()) && ir::operand(u, 0) == p {
+                        continue;
+                    }
+                    // A block grown in place or moved (a Rust `Vec` or
+                    // `VecDeque` growing): the new block is one of the blocks.
+                    if name == "realloc"
+                        && ir::operand(u, 0) == p
+                        && ir::called_function(u).is_some_and(ir::is_declaration)
+                    {
+                        if !blocks.contains(&u) {
+                            blocks.push(u);
+                        }
+                        if !derived.contains(&u) {
+                            derived.push(u);
+                        }
                         continue;
                     }
                     return None;
@@ -323,15 +352,18 @@ fn allocations_reached(p: Value) -> Option<Vec<Value>> {
             && ir::is_call_or_invoke(b)
             && ir::called_function(b).is_some_and(|callee| {
                 let name = ir::name(callee);
-                ir::is_declaration(callee) && crate::kind::ALLOCATORS.iter().any(|a| a.name == name)
+                ir::is_declaration(callee)
+                    && (name == "realloc" || crate::kind::ALLOCATORS.iter().any(|a| a.name == name))
             })
     })
 }
 
 /// `p`'s bases (see [`ir::pointer_bases`]) other than nulls, if every one is `wanted`.
 fn bases_all(p: Value, wanted: impl Fn(Value) -> bool) -> Option<Vec<Value>> {
-    let bases: Vec<Value> =
-        ir::pointer_bases(p).into_iter().filter(|b| unsafe { LLVMIsAConstantPointerNull(*b).is_null() }).collect();
+    let bases: Vec<Value> = ir::pointer_bases(p)
+        .into_iter()
+        .filter(|b| unsafe { LLVMIsAConstantPointerNull(*b).is_null() } && !ir::is_unmapped_address(*b))
+        .collect();
     bases.iter().all(|b| wanted(*b)).then_some(bases)
 }
 

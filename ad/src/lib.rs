@@ -26,6 +26,7 @@ mod custom;
 mod debug_info;
 pub mod diag;
 mod dispatch;
+mod element_steps;
 mod emit;
 mod entry_points;
 mod forward;
@@ -57,6 +58,8 @@ mod split_entry;
 mod tangent;
 mod tape;
 mod tape_buffer;
+#[cfg(test)]
+mod test_ir;
 mod trip;
 
 use std::collections::HashSet;

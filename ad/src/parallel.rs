@@ -133,6 +133,7 @@ pub(crate) fn outline_forks(module: LLVMModuleRef, f: Value) {
             continue;
         }
         let Some(task) = ir::strip_to_function(ir::operand(i, 2)) else { continue };
+        let task = pass_float_bits_by_reference(module, i, task);
         mark_private_parameters(task);
         let tid = placeholder(module);
         let mut args = vec![tid, tid];
@@ -388,8 +389,110 @@ pub(crate) fn limits(plan: &crate::markers::MarkerCall, functions: &[Value]) -> 
 
 /// Whether a microtask turns the bits of an integer parameter into a float.
 fn takes_float_bits(task: Value) -> bool {
+    ir::params(task).into_iter().any(|p| float_of_bits_parameter(p).is_some())
+}
+
+/// `firstprivate` floats: clang passes each by value as the integer of its
+/// bits, through the fork's variable arguments, which carries no derivative.
+/// Here `fork` passes instead the address of a stack slot holding those bits
+/// to a wrapper of the microtask that reads them back and calls it: a shared
+/// variable each thread reads once, which both modes differentiate (its
+/// adjoint summed over the threads). Returns the microtask `fork` now runs.
+fn pass_float_bits_by_reference(module: LLVMModuleRef, fork: Value, task: Value) -> Value {
+    let params = ir::params(task);
+    // The float type each parameter passed by reference decodes to.
+    let by_reference: Vec<Option<ir::Type>> = params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            (k >= 2 && (k as u32 + 1) < ir::call_arg_count(fork)).then(|| float_of_bits_parameter(*p)).flatten()
+        })
+        .collect();
+    if by_reference.iter().all(Option::is_none) {
+        return task;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let ptr = LLVMPointerTypeInContext(ctx, 0);
+        let name = format!("{}.enzyme_rs.firstprivate", ir::name(task));
+        let wrapper = match crate::runtime::existing(module, &name) {
+            Some(w) => w,
+            None => {
+                let mut types: Vec<ir::Type> = params
+                    .iter()
+                    .zip(&by_reference)
+                    .map(|(p, r)| if r.is_some() { ptr } else { ir::type_of(*p) })
+                    .collect();
+                let ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), types.as_mut_ptr(), types.len() as u32, 0);
+                let w = LLVMAddFunction(module, ir::cstring(&name).as_ptr(), ty);
+                LLVMSetLinkage(w, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+                let b = LLVMCreateBuilderInContext(ctx);
+                LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, w, c"".as_ptr()));
+                // Each float read as its type and turned into the bits the
+                // microtask decodes (the two cancel once it is inlined).
+                let mut args: Vec<Value> = ir::params(w)
+                    .into_iter()
+                    .zip(params.iter().zip(&by_reference))
+                    .map(|(q, (p, r))| match r {
+                        Some(t) => {
+                            let v = LLVMBuildLoad2(b, *t, q, c"".as_ptr());
+                            let width = llvm_sys::target::LLVMSizeOfTypeInBits(
+                                llvm_sys::target::LLVMGetModuleDataLayout(module),
+                                *t,
+                            );
+                            let bits = LLVMIntTypeInContext(ctx, width as u32);
+                            let v = LLVMBuildBitCast(b, v, bits, c"".as_ptr());
+                            LLVMBuildZExtOrBitCast(b, v, ir::type_of(*p), c"".as_ptr())
+                        }
+                        None => q,
+                    })
+                    .collect();
+                let call = LLVMBuildCall2(
+                    b,
+                    ir::function_type(task),
+                    task,
+                    args.as_mut_ptr(),
+                    args.len() as u32,
+                    c"".as_ptr(),
+                );
+                LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(task));
+                LLVMSetFunctionCallConv(w, LLVMGetFunctionCallConv(task));
+                LLVMBuildRetVoid(b);
+                LLVMDisposeBuilder(b);
+                w
+            }
+        };
+        // The slots, in the forking function's entry block; filled just before the fork.
+        let f = ir::parent_function(fork);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let entry = LLVMGetEntryBasicBlock(f);
+        for (k, r) in by_reference.iter().enumerate() {
+            let Some(t) = r else { continue };
+            let arg = ir::operand(fork, k as u32 + 1);
+            LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(entry));
+            let slot = LLVMBuildAlloca(b, ir::type_of(arg), c"firstprivate".as_ptr());
+            LLVMPositionBuilderBefore(b, fork);
+            // The float itself where it is in sight (else its bits: the
+            // wrapper reads the slot as the float either way).
+            let value = float_behind_bits(arg, *t).unwrap_or(arg);
+            let st = LLVMBuildStore(b, value, slot);
+            ir::copy_debug_location(fork, st);
+            LLVMSetOperand(fork, k as u32 + 1, slot);
+        }
+        LLVMDisposeBuilder(b);
+        LLVMSetOperand(fork, 2, wrapper);
+        wrapper
+    }
+}
+
+/// The float type whose bits microtask parameter `p`, an integer, carries
+/// (`None` if it is an integer).
+fn float_of_bits_parameter(p: Value) -> Option<ir::Type> {
     use llvm_sys::LLVMOpcode::*;
-    let mut work: Vec<Value> = ir::params(task).into_iter().filter(|p| ir::is_int(ir::type_of(*p))).collect();
+    if !ir::is_int(ir::type_of(p)) {
+        return None;
+    }
+    let mut work: Vec<Value> = vec![p];
     let mut seen = std::collections::HashSet::new();
     while let Some(v) = work.pop() {
         if !seen.insert(v) {
@@ -400,23 +503,57 @@ fn takes_float_bits(task: Value) -> bool {
                 continue;
             }
             match ir::opcode(u) {
-                LLVMBitCast if ir::is_float(ir::type_of(u)) => return true,
+                LLVMBitCast if ir::is_float(ir::type_of(u)) => return Some(ir::type_of(u)),
                 LLVMBitCast | LLVMTrunc | LLVMZExt | LLVMPHI | LLVMSelect => work.push(u),
                 // Kept in a slot and read back: whatever the slot is read as.
                 LLVMStore if ir::operand(u, 0) == v => {
                     let slot = ir::operand(u, 1);
-                    if ir::users(slot)
+                    if let Some(l) = ir::users(slot)
                         .into_iter()
-                        .any(|l| ir::is_instruction(l) && ir::opcode(l) == LLVMLoad && ir::is_float(ir::type_of(l)))
+                        .find(|l| ir::is_instruction(*l) && ir::opcode(*l) == LLVMLoad && ir::is_float(ir::type_of(*l)))
                     {
-                        return true;
+                        return Some(ir::type_of(l));
                     }
                 }
                 _ => {}
             }
         }
     }
-    false
+    None
+}
+
+/// The float of type `t` whose bits integer `arg` carries, where it is
+/// visibly made from one: `zext (bitcast float x)`, `bitcast double x`, or
+/// (at -O0) a load of a stack slot the float was just stored into.
+fn float_behind_bits(mut arg: Value, t: ir::Type) -> Option<Value> {
+    use llvm_sys::LLVMOpcode::*;
+    for _ in 0..8 {
+        if ir::type_of(arg) == t {
+            return Some(arg);
+        }
+        if !ir::is_instruction(arg) {
+            return None;
+        }
+        arg = match ir::opcode(arg) {
+            LLVMZExt | LLVMBitCast => ir::operand(arg, 0),
+            LLVMLoad => {
+                // The store to the same slot just before, in the same block.
+                let slot = ir::operand(arg, 0);
+                let mut i = unsafe { LLVMGetPreviousInstruction(arg) };
+                loop {
+                    if i.is_null() || ir::is_call_or_invoke(i) && !ir::is_lifetime_marker(i) {
+                        return None;
+                    }
+                    if ir::opcode(i) == LLVMStore && ir::operand(i, 1) == slot {
+                        break ir::operand(i, 0);
+                    }
+                    i = unsafe { LLVMGetPreviousInstruction(i) };
+                }
+            }
+            _ => return None,
+        };
+    }
+    None
 }
 
 /// Barriers and critical sections: reversed in reverse mode (a barrier is

@@ -159,6 +159,7 @@ impl Prep {
         inline_clones(module, &all)?;
         for c in &fresh {
             run_pipeline(*c)?;
+            drop_lifetime_markers(*c);
             crate::bits::canonicalise(*c);
             expand_out_parameters(*c);
             // The optimiser turns code with undefined behaviour into `unreachable`;
@@ -188,6 +189,20 @@ impl Prep {
         self.clone_of.clear();
         self.special.clear();
         self.original_of.clear();
+    }
+}
+
+/// Removes the clone's stack lifetime markers. The reverse sweep reads
+/// stack slots after the forward sweep has passed their `lifetime.end` (a
+/// rule's reverse call gets the same `&n` as its forward call, where `n` is
+/// a parameter of a function inlined into this one); left in place, the
+/// slot would be dead there and the optimiser free to reuse it. Slots stay
+/// live to the function's end instead.
+fn drop_lifetime_markers(c: Value) {
+    let markers: Vec<Value> =
+        ir::blocks(c).into_iter().flat_map(ir::instructions).filter(|i| ir::is_lifetime_marker(*i)).collect();
+    for m in markers {
+        unsafe { LLVMInstructionEraseFromParent(m) };
     }
 }
 

@@ -124,19 +124,16 @@ fn is_read_by_call(c: Value, v: Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inkwell::context::Context;
-    use inkwell::memory_buffer::MemoryBuffer;
+    use crate::test_ir::{with_function, with_module};
 
     /// The names of `@f`'s arguments that `unwritten_noalias_arguments` keeps.
     fn kept(ir: &str) -> Vec<String> {
-        let ctx = Context::create();
-        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
-        let m = ctx.create_module_from_ir(buf).unwrap();
-        let f = inkwell::values::AsValueRef::as_value_ref(&m.get_function("f").unwrap());
-        let set = unwritten_noalias_arguments(f);
-        let mut names: Vec<String> = ir::params(f).into_iter().filter(|p| set.contains(p)).map(ir::name).collect();
-        names.sort();
-        names
+        with_function(ir, |f| {
+            let set = unwritten_noalias_arguments(f);
+            let mut names: Vec<String> = ir::params(f).into_iter().filter(|p| set.contains(p)).map(ir::name).collect();
+            names.sort();
+            names
+        })
     }
 
     const DECLS: &str = "declare void @g(ptr)\ndeclare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n";
@@ -152,14 +149,11 @@ mod tests {
                   define double @local(double %x) {\n  %s = alloca double\n  store double %x, ptr %s\n  \
                   %y = load double, ptr %s\n  ret double %y\n}\n\
                   define void @stores(ptr %p, double %x) {\n  store double %x, ptr %p\n  ret void\n}\n";
-        let ctx = Context::create();
-        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
-        let m = ctx.create_module_from_ir(buf).unwrap();
-        let says = |name: &str| {
-            writes_no_caller_memory(inkwell::values::AsValueRef::as_value_ref(&m.get_function(name).unwrap()))
-        };
-        assert!(says("none") && says("errno") && says("reads") && says("local"));
-        assert!(!says("writes") && !says("other") && !says("unknown") && !says("stores"));
+        with_module(ir, |function| {
+            let says = |name: &str| writes_no_caller_memory(function(name));
+            assert!(says("none") && says("errno") && says("reads") && says("local"));
+            assert!(!says("writes") && !says("other") && !says("unknown") && !says("stores"));
+        });
     }
 
     #[test]

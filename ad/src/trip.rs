@@ -199,15 +199,14 @@ pub(crate) fn visits_per_call(cfg: &Cfg, l: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inkwell::context::Context;
-    use inkwell::memory_buffer::MemoryBuffer;
+    use crate::test_ir::with_function;
 
     /// The bound of `visits_per_call` for each loop of `@f`, innermost last.
     fn visits(ir: &str) -> Vec<Option<u64>> {
-        let ctx = Context::create();
-        let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t.ll");
-        let m = ctx.create_module_from_ir(buf).unwrap();
-        let f = inkwell::values::AsValueRef::as_value_ref(&m.get_function("f").unwrap());
+        with_function(ir, visits_in)
+    }
+
+    fn visits_in(f: Value) -> Vec<Option<u64>> {
         let cfg = Cfg::new(f);
         let mut out: Vec<(usize, Option<u64>)> = (0..cfg.loops.len())
             .map(|l| {

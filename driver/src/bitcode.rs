@@ -221,9 +221,25 @@ pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) ->
     let same_type = |name: &str| -> bool {
         match (into.get_function(name), rules.get_function(name)) {
             (Some(a), Some(b)) => a.get_type() == b.get_type(),
+            // Called only by a body the rules give (`LAPACKE_dpotrf` calls `dpotrf_`).
+            (None, Some(_)) => true,
             _ => false,
         }
     };
+    // What the program declares, and what the bodies it gets call in turn.
+    let mut declared = declared;
+    let mut stack: Vec<String> = declared.iter().cloned().collect();
+    while let Some(name) = stack.pop() {
+        let Some(f) = rules.get_function(&name) else { continue };
+        if f.count_basic_blocks() == 0 || !same_type(&name) {
+            continue;
+        }
+        for callee in functions_named_in(f) {
+            if declared.insert(callee.clone()) {
+                stack.push(callee);
+            }
+        }
+    }
     for (g, target) in registrations(&rules) {
         if declared.contains(&target) && !user_rules.contains(&target) && same_type(&target) {
             // External, as a user's registration is: the linker takes internal
@@ -277,6 +293,30 @@ pub fn link_rules<'ctx>(ctx: &'ctx Context, into: &Module<'ctx>, path: &Path) ->
         }
     }
     Ok(())
+}
+
+/// The functions `f`'s instructions name (called or passed on).
+fn functions_named_in(f: inkwell::values::FunctionValue<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in f.get_basic_blocks() {
+        let mut i = b.get_first_instruction();
+        while let Some(inst) = i {
+            let inst_ref = inst.as_value_ref();
+            for k in 0..unsafe { LLVMGetNumOperands(inst_ref) } {
+                let v = unsafe { LLVMGetOperand(inst_ref, k as u32) };
+                if !v.is_null() && unsafe { !LLVMIsAFunction(v).is_null() } {
+                    let mut len = 0;
+                    let name = unsafe {
+                        let p = LLVMGetValueName2(v, &mut len);
+                        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+                    };
+                    out.push(name);
+                }
+            }
+            i = inst.get_next_instruction();
+        }
+    }
+    out
 }
 
 /// The `__enzyme_register_*` globals of `m` with the name of the function

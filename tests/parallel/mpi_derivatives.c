@@ -6,7 +6,9 @@
  * checked against forward mode (<grad, v> = tangent in direction v, summed
  * over ranks) and against a central difference of the whole parallel
  * computation; likewise MPI_Sendrecv, MPI_Allgather, MPI_Gather,
- * MPI_Scatter and a max MPI_Allreduce, and non-blocking MPI_Isend and
+ * MPI_Scatter, a max MPI_Allreduce, MPI_Reduce with max, min, product and
+ * sum (in place at the root too), a derived type of contiguous doubles
+ * (MPI_Type_contiguous, MPI_Type_dup), and non-blocking MPI_Isend and
  * MPI_Irecv completed by MPI_Wait and MPI_Waitall. A hybrid function adds an OpenMP parallel loop with a sum
  * reduction before the MPI_Allreduce (built with -fopenmp). Run with
  * mpiexec -n 1, 2 and 3. */
@@ -72,6 +74,46 @@ static double collectives(double *x, int rank, int size) {
   double s = 0;
   for (int i = 0; i < N; i++) s += shifted[i] * x[i] + mx[i] * back[i] + f[i] * (i + 1);
   for (int k = 0; k < N * size; k++) s += cos(all[k]) * (rank + 1);
+  return s;
+}
+
+/* MPI_Reduce with every operation: a max at rank 0, a min at the last
+ * rank, a product in place at rank 0 (one factor exactly zero on one
+ * element) and a sum in place at the last rank; only the root reads the
+ * result. */
+static double rooted(double *x, int rank, int size) {
+  double v[N], mx[N], mn[N], f[N], s[N];
+  for (int i = 0; i < N; i++) v[i] = sin(x[i] + 0.3 * rank) * x[(i + 1) % N] + 0.01 * rank * i;
+  MPI_Reduce(v, mx, N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(v, mn, N, MPI_DOUBLE, MPI_MIN, size - 1, MPI_COMM_WORLD);
+  for (int i = 0; i < N; i++) f[i] = i == 2 && rank == size - 1 ? 0 * x[i] : 1 + 0.2 * cos(x[i] * (rank + 1));
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : f, f, N, MPI_DOUBLE, MPI_PROD, 0, MPI_COMM_WORLD);
+  for (int i = 0; i < N; i++) s[i] = x[i] * x[i] * (rank + 1);
+  MPI_Reduce(rank == size - 1 ? MPI_IN_PLACE : s, s, N, MPI_DOUBLE, MPI_SUM, size - 1, MPI_COMM_WORLD);
+  double out = 0;
+  for (int i = 0; i < N; i++) {
+    if (rank == 0) out += mx[i] * (i + 1) + f[i] * f[i];
+    if (rank == size - 1) out += mn[i] * mn[i] + sin(s[i]);
+  }
+  return out;
+}
+
+/* A derived type of contiguous doubles (three, and a duplicate of it; MPICH
+ * reduces only predefined types): a ring shift by MPI_Sendrecv, an
+ * MPI_Allgather and an MPI_Bcast of such elements. */
+static MPI_Datatype vec3, vec3_dup;
+static double triples(double *x, int rank, int size) {
+  double shifted[N], all[64 * N], b[N];
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  MPI_Sendrecv(x, N / 3, vec3, next, 9, shifted, N / 3, vec3_dup, prev, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  double sq[N];
+  for (int i = 0; i < N; i++) sq[i] = x[i] * x[i] * (1 + 0.1 * rank) + 0.01 * rank * i;
+  MPI_Allgather(sq, N / 3, vec3_dup, all, N / 3, vec3, MPI_COMM_WORLD);
+  for (int i = 0; i < N; i++) b[i] = rank == 0 ? sin(x[i]) : 0;
+  MPI_Bcast(b, N / 3, vec3, 0, MPI_COMM_WORLD);
+  double s = 0;
+  for (int i = 0; i < N; i++) s += shifted[i] * x[i] + b[i] * x[(i + 1) % N];
+  for (int k = 0; k < N * size; k++) s += sin(all[k]) * (k % 4 + 1) * 0.1;
   return s;
 }
 
@@ -183,6 +225,13 @@ int main(int argc, char **argv) {
      differences of the sum over ranks. */
   CHECK_OTHER(collectives, "collectives");
   CHECK_OTHER(nonblocking, "non-blocking");
+  CHECK_OTHER(rooted, "MPI_Reduce max/min/prod/sum");
+  MPI_Type_contiguous(3, MPI_DOUBLE, &vec3);
+  MPI_Type_commit(&vec3);
+  MPI_Type_dup(vec3, &vec3_dup);
+  CHECK_OTHER(triples, "derived type of contiguous doubles");
+  MPI_Type_free(&vec3_dup);
+  MPI_Type_free(&vec3);
 
   int hybrid_failures = !(fabs(hrev - hfwd) <= 1e-10 * (1 + fabs(hfwd))) + !(fabs(hfwd - hfd) <= 1e-6 * (1 + fabs(hfd)));
   failures += hybrid_failures;

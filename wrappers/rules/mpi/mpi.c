@@ -1,8 +1,9 @@
 /* Derivatives of MPI communication (MPICH's ABI), as Enzyme-style custom
  * rules: forward mode sends tangents alongside values; in reverse mode the
  * adjoint communication runs the other way (a send's adjoint is a receive,
- * a broadcast's a reduction). Contiguous doubles (`MPI_DOUBLE`) and
- * `MPI_SUM` reductions (and `MPI_PROD`, `MPI_MAX`, `MPI_MIN` in `MPI_Allreduce`)
+ * a broadcast's a reduction). Contiguous doubles (`MPI_DOUBLE`, and types
+ * made of it by `MPI_Type_contiguous`, handled as that many doubles) and
+ * `MPI_SUM`, `MPI_PROD`, `MPI_MAX` and `MPI_MIN` reductions
  * only: anything else stops the program with a message
  * naming it, rather than give a wrong derivative. Built only where MPICH's
  * headers are (see the Makefile); linked into programs that declare these
@@ -22,12 +23,42 @@ static void require(int ok, const char *what) {
   }
 }
 
-static void doubles_only(MPI_Datatype dt, const char *call) {
-  if (dt != MPI_DOUBLE) {
-    fprintf(stderr, "enzyme-rs: derivatives of %s support MPI_DOUBLE data only\n", call);
-    fflush(stderr);
-    abort();
+/* How many doubles one element of dt holds: MPI_DOUBLE, and types made of
+ * it by MPI_Type_contiguous (or MPI_Type_dup), nested; anything else stops
+ * the program. */
+static int doubles_per(MPI_Datatype dt, const char *call) {
+  if (dt == MPI_DOUBLE)
+    return 1;
+  int ni, na, nd, combiner;
+  MPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
+  if ((combiner == MPI_COMBINER_CONTIGUOUS || combiner == MPI_COMBINER_DUP) && ni <= 1 && na == 0 && nd == 1) {
+    int count = 1;
+    MPI_Datatype base;
+    MPI_Type_get_contents(dt, ni, na, nd, &count, NULL, &base);
+    int ok = combiner == MPI_COMBINER_DUP ? 1 : count;
+    int inner = doubles_per(base, call);
+    int bi, ba, bd, bc;
+    MPI_Type_get_envelope(base, &bi, &ba, &bd, &bc);
+    if (bc != MPI_COMBINER_NAMED)
+      MPI_Type_free(&base);
+    return ok * inner;
   }
+  fprintf(stderr,
+          "enzyme-rs: derivatives of %s support MPI_DOUBLE data and contiguous types of it "
+          "(MPI_Type_contiguous) only\n",
+          call);
+  fflush(stderr);
+  abort();
+}
+
+/* The count and type as that many MPI_DOUBLEs: the same bytes, and the same
+ * type signature for matching the other side's call. */
+#define AS_DOUBLES(n, dt, call) ((n) *= doubles_per((dt), (call)), (dt) = MPI_DOUBLE)
+
+static int at_root(int root, MPI_Comm comm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  return rank == root;
 }
 
 static void add_into(double *to, const double *from, int n) {
@@ -53,7 +84,7 @@ static double *or_zeros(const void *shadow, int n, double **owned) {
 
 /* ---- MPI_Send: reverse receives the adjoint from the destination ---- */
 static int send_fwd(const void *buf, const void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  doubles_only(dt, "MPI_Send");
+  AS_DOUBLES(n, dt, "MPI_Send");
   int r = MPI_Send(buf, n, dt, dest, tag, comm);
   double *owned, *t = or_zeros(dbuf, n, &owned);
   MPI_Send(t, n, dt, dest, tag, comm);
@@ -61,11 +92,12 @@ static int send_fwd(const void *buf, const void *dbuf, int n, MPI_Datatype dt, i
   return r;
 }
 static int send_aug(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  AS_DOUBLES(n, dt, "MPI_Send");
   (void)dbuf;
-  doubles_only(dt, "MPI_Send");
   return MPI_Send(buf, n, dt, dest, tag, comm);
 }
 static void send_rev(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  AS_DOUBLES(n, dt, "MPI_Send");
   (void)buf;
   double *t = scratch(n);
   MPI_Recv(t, n, dt, dest, tag, comm, MPI_STATUS_IGNORE);
@@ -84,8 +116,8 @@ typedef struct {
 
 static int recv_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                     MPI_Status *status, MPI_Status *dstatus) {
+  AS_DOUBLES(n, dt, "MPI_Recv");
   (void)dstatus;
-  doubles_only(dt, "MPI_Recv");
   MPI_Status st;
   int r = MPI_Recv(buf, n, dt, source, tag, comm, &st);
   if (status != MPI_STATUS_IGNORE)
@@ -97,8 +129,8 @@ static int recv_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, i
 }
 static aug_int recv_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                         MPI_Status *status, MPI_Status *dstatus) {
+  AS_DOUBLES(n, dt, "MPI_Recv");
   (void)dbuf, (void)dstatus;
-  doubles_only(dt, "MPI_Recv");
   MPI_Status st;
   int r = MPI_Recv(buf, n, dt, source, tag, comm, &st);
   if (status != MPI_STATUS_IGNORE)
@@ -110,6 +142,7 @@ static aug_int recv_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int sourc
 }
 static void recv_rev(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                      MPI_Status *status, MPI_Status *dstatus, void *tape) {
+  AS_DOUBLES(n, dt, "MPI_Recv");
   (void)buf, (void)source, (void)tag, (void)status, (void)dstatus;
   int *from = tape;
   double *t = scratch(n);
@@ -137,8 +170,11 @@ typedef struct {
   int rank;
 } value_rank;
 
-/* MAX/MIN as MAXLOC/MINLOC: the results into recv, each element's owner into owner. */
-static int extreme_with_owner(const void *send, void *recv, int n, MPI_Op op, MPI_Comm comm, int *owner) {
+/* MAX/MIN as MAXLOC/MINLOC on every rank: the results into out (unless
+ * NULL: a rank other than MPI_Reduce's root), each element's owner into
+ * owner. The input is recv for MPI_IN_PLACE. */
+static int extreme_with_owner(const void *send, const void *recv, double *out, int n, MPI_Op op, MPI_Comm comm,
+                              int *owner) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   const double *in = send == MPI_IN_PLACE ? recv : send;
@@ -146,14 +182,21 @@ static int extreme_with_owner(const void *send, void *recv, int n, MPI_Op op, MP
   require(pairs != NULL, "out of memory in an MPI derivative");
   for (int k = 0; k < n; k++) pairs[k] = (value_rank){in[k], rank};
   int r = MPI_Allreduce(MPI_IN_PLACE, pairs, n, MPI_DOUBLE_INT, op == MPI_MAX ? MPI_MAXLOC : MPI_MINLOC, comm);
-  for (int k = 0; k < n; k++) ((double *)recv)[k] = pairs[k].value, owner[k] = pairs[k].rank;
+  for (int k = 0; k < n; k++) {
+    if (out)
+      out[k] = pairs[k].value;
+    owner[k] = pairs[k].rank;
+  }
   free(pairs);
   return r;
 }
 
-static void supported_op(MPI_Op op) {
-  require(op == MPI_SUM || op == MPI_MAX || op == MPI_MIN || op == MPI_PROD,
-          "derivatives of MPI_Allreduce support MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN only");
+static void supported_op(MPI_Op op, const char *call) {
+  if (op == MPI_SUM || op == MPI_MAX || op == MPI_MIN || op == MPI_PROD)
+    return;
+  fprintf(stderr, "enzyme-rs: derivatives of %s support MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN only\n", call);
+  fflush(stderr);
+  abort();
 }
 
 /* Per element, the product of every other rank's input (before the call,
@@ -176,8 +219,8 @@ static double *others_product(const void *send, const void *recv, int n, MPI_Com
 
 static int allreduce_fwd(const void *send, const void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt,
                          MPI_Op op, MPI_Comm comm) {
-  doubles_only(dt, "MPI_Allreduce");
-  supported_op(op);
+  AS_DOUBLES(n, dt, "MPI_Allreduce");
+  supported_op(op, "MPI_Allreduce");
   if (op == MPI_SUM) {
     int r = MPI_Allreduce(send, recv, n, dt, op, comm);
     double *owned_in, *owned_out, *out = or_zeros(drecv, n, &owned_out);
@@ -202,7 +245,7 @@ static int allreduce_fwd(const void *send, const void *dsend, void *recv, void *
   } else {
     int *owner = malloc((n > 0 ? n : 1) * sizeof(int));
     require(owner != NULL, "out of memory in an MPI derivative");
-    r = extreme_with_owner(send, recv, n, op, comm, owner);
+    r = extreme_with_owner(send, recv, recv, n, op, comm, owner);
     for (int k = 0; k < n; k++)
       if (owner[k] != rank) t[k] = 0;
     free(owner);
@@ -215,9 +258,9 @@ static int allreduce_fwd(const void *send, const void *dsend, void *recv, void *
 }
 static aug_int allreduce_aug(const void *send, void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm) {
+  AS_DOUBLES(n, dt, "MPI_Allreduce");
   (void)dsend, (void)drecv;
-  doubles_only(dt, "MPI_Allreduce");
-  supported_op(op);
+  supported_op(op, "MPI_Allreduce");
   if (op == MPI_SUM)
     return (aug_int){NULL, MPI_Allreduce(send, recv, n, dt, op, comm)};
   if (op == MPI_PROD) {
@@ -226,11 +269,12 @@ static aug_int allreduce_aug(const void *send, void *dsend, void *recv, void *dr
   }
   int *owner = malloc((n > 0 ? n : 1) * sizeof(int));
   require(owner != NULL, "out of memory in an MPI derivative");
-  int r = extreme_with_owner(send, recv, n, op, comm, owner);
+  int r = extreme_with_owner(send, recv, recv, n, op, comm, owner);
   return (aug_int){owner, r};
 }
 static void allreduce_rev(const void *send, void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt, MPI_Op op,
                           MPI_Comm comm, void *tape) {
+  AS_DOUBLES(n, dt, "MPI_Allreduce");
   (void)recv;
   int *owner = tape, rank;
   double *others = tape;
@@ -266,7 +310,7 @@ REGISTER void *__enzyme_register_gradient_MPI_Allreduce[3] = {(void *)MPI_Allred
 
 /* ---- MPI_Bcast: the adjoints are summed at the root ---- */
 static int bcast_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int root, MPI_Comm comm) {
-  doubles_only(dt, "MPI_Bcast");
+  AS_DOUBLES(n, dt, "MPI_Bcast");
   int r = MPI_Bcast(buf, n, dt, root, comm);
   double *owned, *t = or_zeros(dbuf, n, &owned);
   MPI_Bcast(t, n, dt, root, comm);
@@ -274,11 +318,12 @@ static int bcast_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int root, MP
   return r;
 }
 static int bcast_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int root, MPI_Comm comm) {
+  AS_DOUBLES(n, dt, "MPI_Bcast");
   (void)dbuf;
-  doubles_only(dt, "MPI_Bcast");
   return MPI_Bcast(buf, n, dt, root, comm);
 }
 static void bcast_rev(void *buf, void *dbuf, int n, MPI_Datatype dt, int root, MPI_Comm comm) {
+  AS_DOUBLES(n, dt, "MPI_Bcast");
   (void)buf;
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -300,34 +345,79 @@ static void bcast_rev(void *buf, void *dbuf, int n, MPI_Datatype dt, int root, M
 REGISTER void *__enzyme_register_derivative_MPI_Bcast[2] = {(void *)MPI_Bcast, (void *)bcast_fwd};
 REGISTER void *__enzyme_register_gradient_MPI_Bcast[3] = {(void *)MPI_Bcast, (void *)bcast_aug, (void *)bcast_rev};
 
-/* ---- MPI_Reduce (sum): the root's adjoint is broadcast back ---- */
+/* ---- MPI_Reduce: as MPI_Allreduce with the result at the root only. The
+ * root's adjoint is broadcast back; each rank's input gets all of it for a
+ * sum, the owner's share for a max or min, times the other ranks' product
+ * for a product. MPI_IN_PLACE at the root: its input is recv. ---- */
+
+/* Per element, what the result's derivative is of this rank's input (the
+ * owner mask or the other ranks' product), computed on every rank (it
+ * takes collective calls) before the call overwrites an in-place input;
+ * NULL for a sum. The result of MAX/MIN goes into recv at the root. */
+static double *reduce_shares(const void *send, void *recv, int n, MPI_Op op, int root, MPI_Comm comm, int *r) {
+  if (op == MPI_SUM)
+    return NULL;
+  if (op == MPI_PROD)
+    return others_product(send, recv, n, comm);
+  int rank, *owner = malloc((n > 0 ? n : 1) * sizeof(int));
+  require(owner != NULL, "out of memory in an MPI derivative");
+  MPI_Comm_rank(comm, &rank);
+  *r = extreme_with_owner(send, recv, rank == root ? recv : NULL, n, op, comm, owner);
+  double *share = scratch(n);
+  for (int k = 0; k < n; k++)
+    share[k] = owner[k] == rank;
+  free(owner);
+  return share;
+}
+
+/* The primal call, where reduce_shares did not already compute it. */
+static int reduce_primal(const void *send, void *recv, int n, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                         int r) {
+  return op == MPI_MAX || op == MPI_MIN ? r : MPI_Reduce(send, recv, n, dt, op, root, comm);
+}
+
 static int reduce_fwd(const void *send, const void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm) {
-  doubles_only(dt, "MPI_Reduce");
-  require(op == MPI_SUM, "derivatives of MPI_Reduce support MPI_SUM only");
-  require(send != MPI_IN_PLACE, "derivatives of MPI_Reduce do not support MPI_IN_PLACE yet");
-  int r = MPI_Reduce(send, recv, n, dt, op, root, comm);
-  int rank;
+  AS_DOUBLES(n, dt, "MPI_Reduce");
+  supported_op(op, "MPI_Reduce");
+  int rank, r = MPI_SUCCESS;
   MPI_Comm_rank(comm, &rank);
-  double *owned_in, *owned_out = NULL, *in = or_zeros(dsend, n, &owned_in), *out = drecv;
-  if (!out && rank == root)
-    out = or_zeros(NULL, n, &owned_out);
-  MPI_Reduce(in, out, n, dt, op, root, comm);
-  free(owned_in);
-  free(owned_out);
+  /* This rank's input tangent, times its share. */
+  double *t = scratch(n);
+  const double *din = send == MPI_IN_PLACE ? drecv : dsend;
+  for (int k = 0; k < n; k++)
+    t[k] = din ? din[k] : 0;
+  double *share = reduce_shares(send, recv, n, op, root, comm, &r);
+  r = reduce_primal(send, recv, n, dt, op, root, comm, r);
+  if (share)
+    for (int k = 0; k < n; k++)
+      t[k] *= share[k];
+  free(share);
+  if (rank == root) {
+    double *owned = NULL, *out = drecv ? drecv : or_zeros(NULL, n, &owned);
+    MPI_Reduce(MPI_IN_PLACE, t, n, dt, MPI_SUM, root, comm);
+    memcpy(out, t, n * sizeof(double));
+    free(owned);
+  } else {
+    MPI_Reduce(t, NULL, n, dt, MPI_SUM, root, comm);
+  }
+  free(t);
   return r;
 }
-static int reduce_aug(const void *send, void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt, MPI_Op op,
-                      int root, MPI_Comm comm) {
+static aug_int reduce_aug(const void *send, void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt, MPI_Op op,
+                          int root, MPI_Comm comm) {
+  AS_DOUBLES(n, dt, "MPI_Reduce");
   (void)dsend, (void)drecv;
-  doubles_only(dt, "MPI_Reduce");
-  require(op == MPI_SUM, "derivatives of MPI_Reduce support MPI_SUM only");
-  require(send != MPI_IN_PLACE, "derivatives of MPI_Reduce do not support MPI_IN_PLACE yet");
-  return MPI_Reduce(send, recv, n, dt, op, root, comm);
+  supported_op(op, "MPI_Reduce");
+  int r = MPI_SUCCESS;
+  double *share = reduce_shares(send, recv, n, op, root, comm, &r);
+  return (aug_int){share, reduce_primal(send, recv, n, dt, op, root, comm, r)};
 }
 static void reduce_rev(const void *send, void *dsend, void *recv, void *drecv, int n, MPI_Datatype dt, MPI_Op op,
-                       int root, MPI_Comm comm) {
-  (void)send, (void)recv, (void)op;
+                       int root, MPI_Comm comm, void *tape) {
+  AS_DOUBLES(n, dt, "MPI_Reduce");
+  (void)recv, (void)op;
+  double *share = tape;
   int rank;
   MPI_Comm_rank(comm, &rank);
   double *t = scratch(n);
@@ -338,9 +428,15 @@ static void reduce_rev(const void *send, void *dsend, void *recv, void *drecv, i
     memset(t, 0, n * sizeof(double));
   }
   MPI_Bcast(t, n, dt, root, comm);
-  if (dsend)
-    add_into(dsend, t, n);
+  if (share)
+    for (int k = 0; k < n; k++)
+      t[k] *= share[k];
+  /* In place at the root, recv was its input: the adjoint goes back there. */
+  double *to = send == MPI_IN_PLACE ? drecv : dsend;
+  if (to)
+    add_into(to, t, n);
   free(t);
+  free(share);
 }
 REGISTER void *__enzyme_register_derivative_MPI_Reduce[2] = {(void *)MPI_Reduce, (void *)reduce_fwd};
 REGISTER void *__enzyme_register_gradient_MPI_Reduce[3] = {(void *)MPI_Reduce, (void *)reduce_aug,
@@ -350,9 +446,9 @@ REGISTER void *__enzyme_register_gradient_MPI_Reduce[3] = {(void *)MPI_Reduce, (
 static int sendrecv_fwd(const void *send, const void *dsend, int sc, MPI_Datatype st, int dest, int stag, void *recv,
                         void *drecv, int rc, MPI_Datatype rt, int source, int rtag, MPI_Comm comm, MPI_Status *status,
                         MPI_Status *dstatus) {
+  AS_DOUBLES(sc, st, "MPI_Sendrecv");
+  AS_DOUBLES(rc, rt, "MPI_Sendrecv");
   (void)dstatus;
-  doubles_only(st, "MPI_Sendrecv");
-  doubles_only(rt, "MPI_Sendrecv");
   MPI_Status s;
   int r = MPI_Sendrecv(send, sc, st, dest, stag, recv, rc, rt, source, rtag, comm, &s);
   if (status != MPI_STATUS_IGNORE)
@@ -373,9 +469,9 @@ static int sendrecv_fwd(const void *send, const void *dsend, int sc, MPI_Datatyp
 static aug_int sendrecv_aug(const void *send, void *dsend, int sc, MPI_Datatype st, int dest, int stag, void *recv,
                             void *drecv, int rc, MPI_Datatype rt, int source, int rtag, MPI_Comm comm,
                             MPI_Status *status, MPI_Status *dstatus) {
+  AS_DOUBLES(sc, st, "MPI_Sendrecv");
+  AS_DOUBLES(rc, rt, "MPI_Sendrecv");
   (void)dsend, (void)drecv, (void)dstatus;
-  doubles_only(st, "MPI_Sendrecv");
-  doubles_only(rt, "MPI_Sendrecv");
   MPI_Status s;
   int r = MPI_Sendrecv(send, sc, st, dest, stag, recv, rc, rt, source, rtag, comm, &s);
   if (status != MPI_STATUS_IGNORE)
@@ -388,6 +484,8 @@ static aug_int sendrecv_aug(const void *send, void *dsend, int sc, MPI_Datatype 
 static void sendrecv_rev(const void *send, void *dsend, int sc, MPI_Datatype st, int dest, int stag, void *recv,
                          void *drecv, int rc, MPI_Datatype rt, int source, int rtag, MPI_Comm comm, MPI_Status *status,
                          MPI_Status *dstatus, void *tape) {
+  AS_DOUBLES(sc, st, "MPI_Sendrecv");
+  AS_DOUBLES(rc, rt, "MPI_Sendrecv");
   (void)send, (void)recv, (void)source, (void)rtag, (void)status, (void)dstatus;
   int *from = tape;
   /* The received values' adjoints go back to where they came from; the sent
@@ -413,8 +511,8 @@ REGISTER void *__enzyme_register_gradient_MPI_Sendrecv[3] = {(void *)MPI_Sendrec
 /* ---- MPI_Allgather: each rank's block's adjoint is summed over the ranks ---- */
 static int allgather_fwd(const void *send, const void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv,
                          int rc, MPI_Datatype rt, MPI_Comm comm) {
-  doubles_only(st, "MPI_Allgather");
-  doubles_only(rt, "MPI_Allgather");
+  AS_DOUBLES(sc, st, "MPI_Allgather");
+  AS_DOUBLES(rc, rt, "MPI_Allgather");
   require(send != MPI_IN_PLACE, "derivatives of MPI_Allgather do not support MPI_IN_PLACE yet");
   int r = MPI_Allgather(send, sc, st, recv, rc, rt, comm);
   if (drecv) {
@@ -430,14 +528,16 @@ static int allgather_fwd(const void *send, const void *dsend, int sc, MPI_Dataty
 }
 static int allgather_aug(const void *send, void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                          MPI_Datatype rt, MPI_Comm comm) {
+  AS_DOUBLES(sc, st, "MPI_Allgather");
+  AS_DOUBLES(rc, rt, "MPI_Allgather");
   (void)dsend, (void)drecv;
-  doubles_only(st, "MPI_Allgather");
-  doubles_only(rt, "MPI_Allgather");
   require(send != MPI_IN_PLACE, "derivatives of MPI_Allgather do not support MPI_IN_PLACE yet");
   return MPI_Allgather(send, sc, st, recv, rc, rt, comm);
 }
 static void allgather_rev(const void *send, void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                           MPI_Datatype rt, MPI_Comm comm) {
+  AS_DOUBLES(sc, st, "MPI_Allgather");
+  AS_DOUBLES(rc, rt, "MPI_Allgather");
   (void)send, (void)recv, (void)st;
   int size;
   MPI_Comm_size(comm, &size);
@@ -461,7 +561,9 @@ REGISTER void *__enzyme_register_gradient_MPI_Allgather[3] = {(void *)MPI_Allgat
 /* ---- MPI_Gather: the root scatters the blocks' adjoints back ---- */
 static int gather_fwd(const void *send, const void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                       MPI_Datatype rt, int root, MPI_Comm comm) {
-  doubles_only(st, "MPI_Gather");
+  AS_DOUBLES(sc, st, "MPI_Gather");
+  if (at_root(root, comm))
+    AS_DOUBLES(rc, rt, "MPI_Gather");
   require(send != MPI_IN_PLACE, "derivatives of MPI_Gather do not support MPI_IN_PLACE yet");
   int r = MPI_Gather(send, sc, st, recv, rc, rt, root, comm);
   int rank, size;
@@ -482,13 +584,18 @@ static int gather_fwd(const void *send, const void *dsend, int sc, MPI_Datatype 
 }
 static int gather_aug(const void *send, void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                       MPI_Datatype rt, int root, MPI_Comm comm) {
+  AS_DOUBLES(sc, st, "MPI_Gather");
+  if (at_root(root, comm))
+    AS_DOUBLES(rc, rt, "MPI_Gather");
   (void)dsend, (void)drecv;
-  doubles_only(st, "MPI_Gather");
   require(send != MPI_IN_PLACE, "derivatives of MPI_Gather do not support MPI_IN_PLACE yet");
   return MPI_Gather(send, sc, st, recv, rc, rt, root, comm);
 }
 static void gather_rev(const void *send, void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                        MPI_Datatype rt, int root, MPI_Comm comm) {
+  AS_DOUBLES(sc, st, "MPI_Gather");
+  if (at_root(root, comm))
+    AS_DOUBLES(rc, rt, "MPI_Gather");
   (void)send, (void)recv;
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -514,7 +621,9 @@ REGISTER void *__enzyme_register_gradient_MPI_Gather[3] = {(void *)MPI_Gather, (
 /* ---- MPI_Scatter: the root gathers the blocks' adjoints ---- */
 static int scatter_fwd(const void *send, const void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                        MPI_Datatype rt, int root, MPI_Comm comm) {
-  doubles_only(rt, "MPI_Scatter");
+  AS_DOUBLES(rc, rt, "MPI_Scatter");
+  if (at_root(root, comm))
+    AS_DOUBLES(sc, st, "MPI_Scatter");
   require(recv != MPI_IN_PLACE, "derivatives of MPI_Scatter do not support MPI_IN_PLACE yet");
   int r = MPI_Scatter(send, sc, st, recv, rc, rt, root, comm);
   int rank, size;
@@ -534,13 +643,18 @@ static int scatter_fwd(const void *send, const void *dsend, int sc, MPI_Datatype
 }
 static int scatter_aug(const void *send, void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                        MPI_Datatype rt, int root, MPI_Comm comm) {
+  AS_DOUBLES(rc, rt, "MPI_Scatter");
+  if (at_root(root, comm))
+    AS_DOUBLES(sc, st, "MPI_Scatter");
   (void)dsend, (void)drecv;
-  doubles_only(rt, "MPI_Scatter");
   require(recv != MPI_IN_PLACE, "derivatives of MPI_Scatter do not support MPI_IN_PLACE yet");
   return MPI_Scatter(send, sc, st, recv, rc, rt, root, comm);
 }
 static void scatter_rev(const void *send, void *dsend, int sc, MPI_Datatype st, void *recv, void *drecv, int rc,
                         MPI_Datatype rt, int root, MPI_Comm comm) {
+  AS_DOUBLES(rc, rt, "MPI_Scatter");
+  if (at_root(root, comm))
+    AS_DOUBLES(sc, st, "MPI_Scatter");
   (void)send, (void)recv;
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -606,7 +720,7 @@ static void forget(int number) { operations[number - 1] = NULL; }
 
 static int isend_fwd(const void *buf, const void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                      MPI_Request *req, MPI_Request *dreq) {
-  doubles_only(dt, "MPI_Isend");
+  AS_DOUBLES(n, dt, "MPI_Isend");
   require(dbuf != NULL && dreq != NULL, "MPI_Isend in differentiated code needs shadows of its buffer and request");
   int r = MPI_Isend(buf, n, dt, dest, tag, comm, req);
   MPI_Isend(dbuf, n, dt, dest, tag, comm, dreq);
@@ -614,7 +728,7 @@ static int isend_fwd(const void *buf, const void *dbuf, int n, MPI_Datatype dt, 
 }
 static int irecv_fwd(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                      MPI_Request *req, MPI_Request *dreq) {
-  doubles_only(dt, "MPI_Irecv");
+  AS_DOUBLES(n, dt, "MPI_Irecv");
   require(dbuf != NULL && dreq != NULL, "MPI_Irecv in differentiated code needs shadows of its buffer and request");
   require(source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG,
           "MPI_Irecv from any source or with any tag is not differentiated in forward mode yet");
@@ -651,13 +765,13 @@ static void *remember(int sending, void *dbuf, int n, int peer, int tag, MPI_Com
 }
 static aug_int isend_aug(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                          MPI_Request *req, MPI_Request *dreq) {
-  doubles_only(dt, "MPI_Isend");
+  AS_DOUBLES(n, dt, "MPI_Isend");
   int r = MPI_Isend(buf, n, dt, dest, tag, comm, req);
   return (aug_int){remember(1, dbuf, n, dest, tag, comm, dreq), r};
 }
 static aug_int irecv_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                          MPI_Request *req, MPI_Request *dreq) {
-  doubles_only(dt, "MPI_Irecv");
+  AS_DOUBLES(n, dt, "MPI_Irecv");
   int r = MPI_Irecv(buf, n, dt, source, tag, comm, req);
   return (aug_int){remember(0, dbuf, n, source, tag, comm, dreq), r};
 }
@@ -740,11 +854,13 @@ static void finish_adjoint(int number) {
 }
 static void isend_rev(const void *buf, void *dbuf, int n, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                       MPI_Request *req, MPI_Request *dreq, void *tape) {
+  AS_DOUBLES(n, dt, "MPI_Isend");
   (void)buf, (void)dbuf, (void)n, (void)dt, (void)dest, (void)tag, (void)comm, (void)req, (void)dreq;
   finish_adjoint((int)(long)tape);
 }
 static void irecv_rev(void *buf, void *dbuf, int n, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                       MPI_Request *req, MPI_Request *dreq, void *tape) {
+  AS_DOUBLES(n, dt, "MPI_Irecv");
   (void)buf, (void)dbuf, (void)n, (void)dt, (void)source, (void)tag, (void)comm, (void)req, (void)dreq;
   finish_adjoint((int)(long)tape);
 }
