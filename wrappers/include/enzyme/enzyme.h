@@ -84,6 +84,10 @@ template <typename Return, typename... Args>
 Return __enzyme_autodiff(Args...) noexcept;
 template <typename Return, typename... Args>
 Return __enzyme_fwddiff(Args...) noexcept;
+template <typename Return, typename... Args>
+Return __enzyme_augmentfwd(Args...) noexcept;
+template <typename Return, typename... Args>
+Return __enzyme_reverse(Args...) noexcept;
 #endif
 
 #endif /* ENZYME_RS_ENZYME_H */
