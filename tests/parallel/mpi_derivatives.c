@@ -9,7 +9,7 @@
  * MPI_Scatter, a max MPI_Allreduce, MPI_Reduce with max, min, product and
  * sum (in place at the root too), a derived type of contiguous doubles
  * (MPI_Type_contiguous, MPI_Type_dup), and non-blocking MPI_Isend and
- * MPI_Irecv completed by MPI_Wait and MPI_Waitall. A hybrid function adds an OpenMP parallel loop with a sum
+ * MPI_Irecv completed by MPI_Wait, MPI_Waitall and MPI_Test. A hybrid function adds an OpenMP parallel loop with a sum
  * reduction before the MPI_Allreduce (built with -fopenmp). Run with
  * mpiexec -n 1, 2 and 3. */
 #include <math.h>
@@ -115,6 +115,24 @@ static double triples(double *x, int rank, int size) {
   for (int i = 0; i < N; i++) s += shifted[i] * x[i] + b[i] * x[(i + 1) % N];
   for (int k = 0; k < N * size; k++) s += sin(all[k]) * (k % 4 + 1) * 0.1;
   return s;
+}
+
+/* A receive polled with MPI_Test until it completes (the send waited for),
+ * then an MPI_Wait on the spent request, which does nothing. */
+static double polled(double *x, int rank, int size) {
+  double got = 0;
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size, done = 0, polls = 0;
+  MPI_Request r[2];
+  MPI_Irecv(&got, 1, MPI_DOUBLE, prev, 11, MPI_COMM_WORLD, &r[0]);
+  double out = x[3] * x[3];
+  MPI_Isend(&out, 1, MPI_DOUBLE, next, 11, MPI_COMM_WORLD, &r[1]);
+  while (!done) {
+    MPI_Test(&r[0], &done, MPI_STATUS_IGNORE);
+    polls++;
+  }
+  MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+  MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+  return sin(got) * x[0] + 0 * polls;
 }
 
 /* Non-blocking halo exchange: MPI_Irecv/MPI_Isend completed by MPI_Waitall
@@ -225,6 +243,7 @@ int main(int argc, char **argv) {
      differences of the sum over ranks. */
   CHECK_OTHER(collectives, "collectives");
   CHECK_OTHER(nonblocking, "non-blocking");
+  CHECK_OTHER(polled, "MPI_Test polling");
   CHECK_OTHER(rooted, "MPI_Reduce max/min/prod/sum");
   MPI_Type_contiguous(3, MPI_DOUBLE, &vec3);
   MPI_Type_commit(&vec3);

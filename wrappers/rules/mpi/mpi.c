@@ -676,7 +676,8 @@ REGISTER void *__enzyme_register_derivative_MPI_Scatter[2] = {(void *)MPI_Scatte
 REGISTER void *__enzyme_register_gradient_MPI_Scatter[3] = {(void *)MPI_Scatter, (void *)scatter_aug,
                                                            (void *)scatter_rev};
 
-/* ---- Non-blocking point to point: MPI_Isend, MPI_Irecv, MPI_Wait, MPI_Waitall.
+/* ---- Non-blocking point to point: MPI_Isend, MPI_Irecv, MPI_Wait, MPI_Waitall,
+ * MPI_Test.
  * Forward mode: the tangent travels in a second message whose request is
  * kept in the shadow of the request. Reverse mode: the shadow of the request
  * holds the number of a record of the operation; the reverse of its wait
@@ -776,8 +777,11 @@ static aug_int irecv_aug(void *buf, void *dbuf, int n, MPI_Datatype dt, int sour
   return (aug_int){remember(0, dbuf, n, source, tag, comm, dreq), r};
 }
 
-/* After the wait: an Irecv's actual source and tag. */
+/* After the wait: an Irecv's actual source and tag. Number 0: a request
+ * already completed (by an MPI_Test) or null, nothing to record. */
 static void completed(int number, const MPI_Status *st) {
+  if (number == 0)
+    return;
   operation *op = recorded(number);
   if (!op->sending)
     op->peer = st->MPI_SOURCE, op->tag = st->MPI_TAG;
@@ -815,6 +819,8 @@ static aug_int waitall_aug(int count, MPI_Request *reqs, MPI_Request *dreqs, MPI
 
 /* The reverse of a wait: the adjoint's message starts, the other way. */
 static void start_adjoint(int number) {
+  if (number == 0)
+    return;
   operation *op = recorded(number);
   op->adjoint = scratch(op->n);
   if (op->sending) {
@@ -841,6 +847,39 @@ static void waitall_rev(int count, MPI_Request *reqs, MPI_Request *dreqs, MPI_St
   for (int k = 0; k < numbers[0]; k++) start_adjoint(numbers[k + 1]);
   free(numbers);
 }
+/* ---- MPI_Test: where it finds the operation complete, as a wait (its
+ * reverse starts the adjoint's message); the request's shadow then holds no
+ * record, so a later wait on the spent request does nothing. ---- */
+static int test_fwd(MPI_Request *req, MPI_Request *dreq, int *flag, int *dflag, MPI_Status *status,
+                    MPI_Status *dstatus) {
+  (void)dflag, (void)dstatus;
+  int r = MPI_Test(req, flag, status);
+  /* The tangent's message was started beside the value's: it completes too. */
+  if (*flag && dreq)
+    MPI_Wait(dreq, MPI_STATUS_IGNORE);
+  return r;
+}
+static aug_int test_aug(MPI_Request *req, MPI_Request *dreq, int *flag, int *dflag, MPI_Status *status,
+                        MPI_Status *dstatus) {
+  (void)dflag, (void)dstatus;
+  require(dreq != NULL, "MPI_Test in differentiated code needs a shadow of its request");
+  MPI_Status st;
+  int number = *dreq;
+  int r = MPI_Test(req, flag, &st);
+  if (status != MPI_STATUS_IGNORE)
+    *status = st;
+  if (!*flag)
+    return (aug_int){NULL, r};
+  completed(number, &st);
+  *dreq = 0;
+  return (aug_int){(void *)(long)number, r};
+}
+static void test_rev(MPI_Request *req, MPI_Request *dreq, int *flag, int *dflag, MPI_Status *status,
+                     MPI_Status *dstatus, void *tape) {
+  (void)req, (void)dreq, (void)flag, (void)dflag, (void)status, (void)dstatus;
+  start_adjoint((int)(long)tape);
+}
+
 /* The reverse of the operation: its adjoint's message completes. */
 static void finish_adjoint(int number) {
   operation *op = recorded(number);
@@ -870,6 +909,8 @@ REGISTER void *__enzyme_register_derivative_MPI_Irecv[2] = {(void *)MPI_Irecv, (
 REGISTER void *__enzyme_register_gradient_MPI_Irecv[3] = {(void *)MPI_Irecv, (void *)irecv_aug, (void *)irecv_rev};
 REGISTER void *__enzyme_register_derivative_MPI_Wait[2] = {(void *)MPI_Wait, (void *)wait_fwd};
 REGISTER void *__enzyme_register_gradient_MPI_Wait[3] = {(void *)MPI_Wait, (void *)wait_aug, (void *)wait_rev};
+REGISTER void *__enzyme_register_derivative_MPI_Test[2] = {(void *)MPI_Test, (void *)test_fwd};
+REGISTER void *__enzyme_register_gradient_MPI_Test[3] = {(void *)MPI_Test, (void *)test_aug, (void *)test_rev};
 REGISTER void *__enzyme_register_derivative_MPI_Waitall[2] = {(void *)MPI_Waitall, (void *)waitall_fwd};
 REGISTER void *__enzyme_register_gradient_MPI_Waitall[3] = {(void *)MPI_Waitall, (void *)waitall_aug,
                                                            (void *)waitall_rev};
