@@ -12,6 +12,12 @@ use llvm_sys::LLVMOpcode;
 
 use crate::ir::{self, Type, Value};
 use crate::kind::Elem;
+use crate::object_classes::only_moved;
+
+/// A value loaded only to be stored elsewhere (see [`only_moved`]).
+fn is_moved_value(v: Value) -> bool {
+    ir::is_instruction(v) && ir::opcode(v) == LLVMOpcode::LLVMLoad && only_moved(v)
+}
 
 /// Where an array starts: a base value less constant-index address
 /// arithmetic, and the constant steps on the way.
@@ -117,9 +123,11 @@ fn elem_of(t: Type) -> Option<Elem> {
 pub(crate) fn copy_elem(copy: Value) -> Option<Elem> {
     let f = ir::parent_function(copy);
     // One address at least must step through an array (`a + i`): a copy
-    // from and to the start of objects is as likely a whole struct's.
+    // from and to the start of objects is as likely a whole struct's. Else
+    // a copy of a run-time length at constant offsets inside arrays the
+    // function steps through (a node's keys shifted by one).
     if !(0..2).any(|k| array_step(ir::operand(copy, k)).is_some()) {
-        return None;
+        return inside_arrays(f, copy);
     }
     let mut found: Option<Elem> = None;
     for k in 0..2 {
@@ -136,14 +144,13 @@ pub(crate) fn copy_elem(copy: Value) -> Option<Elem> {
         if stepped.is_some_and(|s| s != t) {
             return None;
         }
-        let e = elem_of(t)?;
-        match found {
-            None => found = Some(e),
-            Some(x) if x == e => {}
-            Some(_) => return None,
-        }
+        found = Some(join(found, elem_of(t)?)?);
     }
-    let e = found?;
+    // No evidence in these very objects: their class's (see `inside_arrays`).
+    let e = match found {
+        Some(e) => e,
+        None => return inside_arrays(f, copy),
+    };
     // A constant length must cover whole elements.
     let len = ir::operand(copy, 2);
     unsafe {
@@ -154,18 +161,52 @@ pub(crate) fn copy_elem(copy: Value) -> Option<Elem> {
     Some(e)
 }
 
+/// A copy whose two addresses are constant offsets into objects (`node +
+/// 16` from `node + 8`), each inside an array of the object's class (see
+/// [`crate::object_classes`]), both of one type; a copy of a constant length
+/// stays inside the arrays.
+fn inside_arrays(f: Value, copy: Value) -> Option<Elem> {
+    let len = ir::operand(copy, 2);
+    let len = unsafe { (!LLVMIsAConstantInt(len).is_null()).then(|| LLVMConstIntGetZExtValue(len)) };
+    let mut classes = crate::object_classes::Classes::of(f);
+    let mut found: Option<Elem> = None;
+    for k in 0..2 {
+        let p = ir::operand(copy, k);
+        let t = classes.array_type_at(p, len)?;
+        if array_step(p).is_some_and(|(_, step)| step != t) {
+            return None;
+        }
+        found = Some(join(found, elem_of(t)?)?);
+    }
+    found
+}
+
+/// What two addresses of a copy say together: `None` if they disagree.
+fn join(found: Option<Elem>, e: Elem) -> Option<Elem> {
+    match found {
+        Some(x) => (x == e).then_some(x),
+        None => Some(e),
+    }
+}
+
 /// The one type `f` loads and stores, stepping through the array at
 /// `start` as that type; `None` if it never does, or mixes types.
 fn accessed_as(f: Value, start: &ArrayStart) -> Option<Type> {
     let mut seen: Option<Type> = None;
     for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
-        let (ptr, t) = match ir::opcode(i) {
-            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
-            LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+        let (ptr, t, moved) = match ir::opcode(i) {
+            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i), only_moved(i)),
+            LLVMOpcode::LLVMStore => {
+                (ir::operand(i, 1), ir::type_of(ir::operand(i, 0)), is_moved_value(ir::operand(i, 0)))
+            }
             _ => continue,
         };
         let Some((s, step)) = array_step(ptr) else { continue };
         if !s.meets(start) {
+            continue;
+        }
+        // Bits only moved, in another type than the step's, say nothing.
+        if moved && t != step {
             continue;
         }
         if t != step || seen.is_some_and(|x| x != t) {

@@ -41,6 +41,7 @@ mod layout;
 mod markers;
 mod memory;
 mod names;
+mod object_classes;
 mod parallel;
 mod parallel_reverse;
 mod prep;

@@ -2,7 +2,8 @@
 //! release and debug builds: `vec![0.0; n]`, `collect()`, `push` (growing
 //! from empty), `extend`, a `Box`, and a `VecDeque` as a sliding window
 //! (grown from empty, its ring wrapping around), and a `BTreeMap` with float
-//! values (enough keys for its nodes to split, keys removed so they merge).
+//! values (enough keys for its nodes to split, keys removed so they merge,
+//! values changed in place).
 //! Gradients against finite differences, forward mode against reverse.
 use enzyme::{autodiff_forward, autodiff_reverse};
 use std::collections::{BTreeMap, VecDeque};
@@ -59,8 +60,13 @@ fn table(x: &[f64], keys: usize) -> f64 {
         m.insert(keys + i, v.sin());
     }
     for k in (0..keys).step_by(3) {
+        if let Some(v) = m.remove(&k) {
+            m.insert(2 * keys + k, v * v);
+        }
+    }
+    for k in (1..keys).step_by(4) {
         if let Some(v) = m.get_mut(&k) {
-            *v = *v * *v;
+            *v = v.cos();
         }
     }
     let mut total = 0.0;
