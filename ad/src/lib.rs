@@ -42,6 +42,7 @@ mod markers;
 mod memory;
 mod names;
 mod object_classes;
+mod omp_atomics;
 mod parallel;
 mod parallel_reverse;
 mod prep;

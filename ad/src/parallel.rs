@@ -199,92 +199,6 @@ pub(crate) fn lower_reductions(module: LLVMModuleRef, f: Value) {
     }
 }
 
-/// `#pragma omp atomic write` of a float in microtask clone `task` (and
-/// `atomic capture` and exchanges of floats): a plain store (after a load,
-/// and the operation) in a critical section of its own (one lock for all), so
-/// both modes differentiate it as any critical section: in reverse mode the
-/// writes are reversed in the opposite of the order the threads made them,
-/// and the value written last gets the adjoint. Outside a region an atomic
-/// store of a float stays refused by `classify`.
-pub(crate) fn lower_atomic_float_writes(module: LLVMModuleRef, task: Value) {
-    let Some(loc) =
-        ir::users(task).into_iter().find_map(|u| if ir::is_instruction(u) { marked_location(u) } else { None })
-    else {
-        return;
-    };
-    use llvm_sys::LLVMAtomicRMWBinOp::*;
-    let stores: Vec<Value> = ir::blocks(task)
-        .into_iter()
-        .flat_map(ir::instructions)
-        .filter(|i| match ir::opcode(*i) {
-            llvm_sys::LLVMOpcode::LLVMStore => ir::is_atomic(*i) && ir::is_float(ir::type_of(ir::operand(*i, 0))),
-            // `atomic capture` (the old value used) and exchanges of floats;
-            // an addition whose old value is unused stays atomic (any order).
-            llvm_sys::LLVMOpcode::LLVMAtomicRMW => {
-                let op = unsafe { LLVMGetAtomicRMWBinOp(*i) };
-                ir::is_float(ir::type_of(*i))
-                    && (op == LLVMAtomicRMWBinOpXchg
-                        || (matches!(op, LLVMAtomicRMWBinOpFAdd | LLVMAtomicRMWBinOpFSub) && !ir::users(*i).is_empty()))
-            }
-            _ => false,
-        })
-        .collect();
-    if stores.is_empty() {
-        return;
-    }
-    let lock = unsafe {
-        let name = c"enzyme_rs.atomic_write.lock";
-        let g = LLVMGetNamedGlobal(module, name.as_ptr());
-        if g.is_null() {
-            // A `kmp_critical_name`: eight zeroed 32-bit words.
-            let t = LLVMArrayType2(LLVMInt32TypeInContext(LLVMGetModuleContext(module)), 8);
-            let g = LLVMAddGlobal(module, t, name.as_ptr());
-            LLVMSetInitializer(g, LLVMConstNull(t));
-            LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-            g
-        } else {
-            g
-        }
-    };
-    for s in stores {
-        let gtid = call_before(s, omp_function(module, "__kmpc_global_thread_num"), &mut [loc]);
-        call_before(s, omp_function(module, "__kmpc_critical"), &mut [loc, gtid, lock]);
-        unsafe {
-            let last = if ir::opcode(s) == llvm_sys::LLVMOpcode::LLVMStore {
-                LLVMSetOrdering(s, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic);
-                s
-            } else {
-                // old = *p; *p = old op v (or v); the old value replaces the result.
-                let (p, v, t) = (ir::operand(s, 0), ir::operand(s, 1), ir::type_of(s));
-                let b = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
-                LLVMPositionBuilderBefore(b, s);
-                let old = LLVMBuildLoad2(b, t, p, c"".as_ptr());
-                let new = match LLVMGetAtomicRMWBinOp(s) {
-                    LLVMAtomicRMWBinOpFAdd => LLVMBuildFAdd(b, old, v, c"".as_ptr()),
-                    LLVMAtomicRMWBinOpFSub => LLVMBuildFSub(b, old, v, c"".as_ptr()),
-                    _ => v,
-                };
-                let st = LLVMBuildStore(b, new, p);
-                LLVMDisposeBuilder(b);
-                for k in [old, new, st] {
-                    if !ir::is_instruction(k) {
-                        continue;
-                    }
-                    ir::copy_debug_location(s, k);
-                }
-                LLVMReplaceAllUsesWith(s, old);
-                LLVMInstructionEraseFromParent(s);
-                st
-            };
-            call_before(
-                LLVMGetNextInstruction(last),
-                omp_function(module, "__kmpc_end_critical"),
-                &mut [loc, gtid, lock],
-            );
-        }
-    }
-}
-
 /// Marks a critical section (entry and exit) that a reduction of sums
 /// became: its reverse may run in any order (each thread's adjoint passes
 /// through the shared sum unchanged). The reverses of other critical
@@ -375,7 +289,7 @@ pub(crate) fn restore_forks(module: LLVMModuleRef) {
 }
 
 /// A call of `f` just before instruction `i`, at its source line.
-fn call_before(i: Value, f: Value, args: &mut [Value]) -> Value {
+pub(crate) fn call_before(i: Value, f: Value, args: &mut [Value]) -> Value {
     unsafe {
         let b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(i)));
         LLVMPositionBuilderBefore(b, i);

@@ -158,9 +158,10 @@ impl Prep {
         let all: Vec<Value> = self.original_of.keys().copied().collect();
         inline_clones(module, &all)?;
         for c in &fresh {
-            // A microtask (its calls are regions, now that they call clones).
-            crate::parallel::lower_atomic_float_writes(module, *c);
             run_pipeline(*c)?;
+            // In a microtask (its calls are regions, now that they call
+            // clones), once simplified (the -O0 form of an atomic is plain).
+            crate::omp_atomics::lower(module, *c);
             drop_lifetime_markers(*c);
             crate::bits::canonicalise(*c);
             expand_out_parameters(*c);

@@ -1,5 +1,5 @@
-/* `#pragma omp atomic write` and `atomic capture` of doubles in a parallel
- * region, both modes.
+/* `#pragma omp atomic write`, `atomic capture` and an atomic product (a
+ * compare-and-swap loop) of doubles in a parallel region, both modes.
  * Which thread writes a place last depends on the schedule, so the result
  * does: the derivative must be that of the run that happened. Each of two
  * places ends up holding sin(x[j]) for one j (the last writer); reverse
@@ -7,8 +7,9 @@
  * tangent cos(x[j]) * t[j], for the j whose value is there. A capture
  * (`old = acc; acc += x[i]`) sees the sum of the values added before it, in
  * the order the threads went: the gradient, computed from the order the run
- * shows, is checked exactly. At any number of threads; at one thread, j is
- * the last index of its parity. */
+ * shows, is checked exactly. A product's derivative does not depend on the
+ * order: checked against its closed form. At any number of threads; at one
+ * thread, j is the last index of its parity. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -52,6 +53,16 @@ static double captured(const double *x, double *acc, double *seen, int n) {
   double s = acc[0];
   for (int i = 0; i < n; i++) s += seen[i];
   return s;
+}
+
+/* Two places multiplied by every other v[i] (clang's compare-and-swap loop). */
+static double products(const double *v, double *p, int n) {
+#pragma omp parallel for schedule(dynamic, 3)
+  for (int i = 0; i < n; i++) {
+#pragma omp atomic
+    p[i % 2] *= v[i];
+  }
+  return p[0] + 2 * p[1];
 }
 
 /* The index whose sine place k holds (-1 if none). */
@@ -113,6 +124,19 @@ int main(void) {
     want += ty[i] + told * y[i] + old * ty[i];
   }
   check("capture: forward against the run's order", dyc, want);
+
+  /* The product: d/dv[j] = w * p[j % 2] / v[j], whatever the order. */
+  double v[N], dv[N] = {0}, pr[2] = {1.5, 0.5}, dpr[2] = {0, 0};
+  for (int i = 0; i < N; i++) v[i] = 1 + 0.01 * sin(2.0 * i) + 0.003 * i;
+  __enzyme_autodiff((void *)products, enzyme_dup, v, dv, enzyme_dup, pr, dpr, enzyme_const, N);
+  const double wp[2] = {1, 2}, p0[2] = {1.5, 0.5};
+  for (int j = 0; j < N; j++) check("product: reverse against its closed form", dv[j], wp[j % 2] * pr[j % 2] / v[j]);
+  for (int k = 0; k < 2; k++) check("product: the initial value's adjoint", dpr[k], wp[k] * pr[k] / p0[k]);
+  double tv[N], pr2[2] = {1.5, 0.5}, tpr[2] = {0, 0}, wantp = 0;
+  for (int i = 0; i < N; i++) tv[i] = 0.5 - 0.01 * i;
+  double dyp = __enzyme_fwddiff((void *)products, enzyme_dup, v, tv, enzyme_dup, pr2, tpr, enzyme_const, N);
+  for (int i = 0; i < N; i++) wantp += wp[i % 2] * pr2[i % 2] / v[i] * tv[i];
+  check("product: forward against its closed form", dyp, wantp);
   printf("openmp atomic write: %d of %d checks passed (%d threads)\n", checks - failures, checks,
          omp_get_max_threads());
   return failures != 0;
