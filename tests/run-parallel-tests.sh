@@ -25,9 +25,10 @@ refused() { # name, output, expected message, command...
 # A self-checking OpenMP program (tests/parallel/$2) built at -O0 and -O2
 # and run at each number of threads in $3.
 on_threads() { # label, source, thread counts
-  local label=$1 src=$2 exe=$build/${2%.c} o t log rc
+  local label=$1 src=$2 exe=$build/${2%.*} cc=$CC o t log rc
+  [ "${src##*.}" = cpp ] && cc=${ENZYME_CXX:-enzyme-c++}
   for o in -O0 -O2; do
-    if ! log=$("$CC" $o -fopenmp "$here/parallel/$src" -o "$exe$o" -lm 2>&1); then
+    if ! log=$("$cc" $o -fopenmp "$here/parallel/$src" -o "$exe$o" -lm 2>&1); then
       echo "$log"
       report "$label [$o]: build failed" 1
       continue
@@ -74,6 +75,8 @@ refused "OpenMP region with a copy, reverse mode" "$build/openmp_reverse_copy" \
   "has a copy of memory (\`memcpy\`/\`memmove\`) in an OpenMP parallel region" \
   "$CC" -O2 -g -fopenmp "$here/parallel/openmp_reverse_copy.c"
 on_threads "OpenMP firstprivate floats, both modes" openmp_firstprivate.c "1 2 4"
+on_threads "OpenMP lastprivate, both modes" openmp_lastprivate.c "1 2 4"
+on_threads "OpenMP in C++ (reductions, a lambda, atomic, critical), both modes" openmp_cxx.cpp "1 2 4"
 
 # -v says how each region's adjoints are accumulated.
 log=$("$CC" -v -O2 -fopenmp "$here/parallel/openmp_reverse.c" -o "$build/openmp_reverse_v" -lm 2>&1)
