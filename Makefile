@@ -60,10 +60,11 @@ target/enzyme-rs-rules-fortran.bc: $(wildcard wrappers/rules/fortran/*.c) $(wild
 	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm wrappers/rules/fortran/blas.c -o $@
 
 # MPI communication's derivatives, against MPICH's headers (a deps package):
-# linked only into programs that call MPI.
+# linked only into programs that call MPI. fortran.c (the Fortran bindings'
+# rules) includes mpi.c (the C bindings'), whose rules it calls.
 target/enzyme-rs-rules-mpi.bc: $(wildcard wrappers/rules/mpi/*.c) | deps
 	mkdir -p target/rules
-	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm -I/usr/include/x86_64-linux-gnu/mpich wrappers/rules/mpi/mpi.c -o $@
+	$(LLVM_PREFIX)/bin/clang -O2 -c -emit-llvm -I/usr/include/x86_64-linux-gnu/mpich wrappers/rules/mpi/fortran.c -o $@
 
 install: build
 	install -d $(PREFIX)/bin $(PREFIX)/include/enzyme $(PREFIX)/lib/enzyme-rs

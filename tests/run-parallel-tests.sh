@@ -142,6 +142,24 @@ if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
       report "MPI derivatives [$o, mpiexec -n $n]: $(tail -n 1 <<<"$log")" $rc
     done
   done
+  MPICH_CC=$CC refused "MPI non-blocking call from Fortran in differentiated code" "$build/mpi_fortran_nonblocking" \
+    "cannot differentiate MPI call from Fortran (\`mpi_isend_\`)" mpicc -O2 -I/usr/include/x86_64-linux-gnu/mpich \
+    "$here/parallel/mpi_fortran_nonblocking_main.c" "$here/parallel/mpi_fortran_nonblocking.f90" -lmpichfort
+  # MPI's Fortran bindings in a differentiated Fortran subroutine (mpif.h).
+  for o in -O0 -O2; do
+    if ! log=$(MPICH_CC=$CC mpicc $o -I/usr/include/x86_64-linux-gnu/mpich "$here/parallel/mpi_fortran_main.c" \
+      "$here/parallel/mpi_fortran.f90" -o "$build/mpi_fortran$o" -lmpichfort -lm 2>&1); then
+      echo "$log"
+      report "MPI from Fortran [$o]: build failed" 1
+      continue
+    fi
+    for n in 1 2 3; do
+      log=$(mpiexec -n $n "$build/mpi_fortran$o" 2>&1)
+      rc=$?
+      [ $rc -ne 0 ] && echo "$log"
+      report "MPI from Fortran [$o, mpiexec -n $n]: $(tail -n 1 <<<"$log")" $rc
+    done
+  done
 else
   report "MPI: mpicc/mpiexec not installed (apt-get install mpich libmpich-dev)" 1
 fi

@@ -198,6 +198,11 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "MPI_Comm_size",
     "MPI_Barrier",
     "MPI_Initialized",
+    // The same in Fortran (`include 'mpif.h'`).
+    "mpi_comm_rank_",
+    "mpi_comm_size_",
+    "mpi_barrier_",
+    "mpi_initialized_",
     // Random bytes for hash keys (Rust's `HashMap`), written to integer memory.
     "getrandom",
     "getentropy",
@@ -229,6 +234,11 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "_ZSt11_Hash_bytesPKvmm",
     "_ZSt15_Fnv_hash_bytesPKvmm",
 ];
+
+/// An MPI function, of its C or Fortran bindings.
+fn is_mpi(name: &str) -> bool {
+    name.starts_with("MPI_") || name.starts_with("PMPI_") || (name.starts_with("mpi_") && name.ends_with('_'))
+}
 
 /// compiler-rt's complex multiplication and division, which clang calls
 /// unless told the operands are finite.
@@ -404,9 +414,17 @@ fn classify_call(call: Value) -> Kind {
             return unsupported(
                 format!("MPI call (`{name}`)"),
                 "this MPI call has no derivative yet: MPI_Send, MPI_Recv, MPI_Sendrecv, MPI_Isend, MPI_Irecv, \
-                 MPI_Wait, MPI_Waitall, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather, MPI_Allgather and \
-                 MPI_Scatter of doubles, MPI_Comm_rank, MPI_Comm_size and MPI_Barrier are differentiated; use those, \
-                 or communicate outside the differentiated function",
+                 MPI_Wait, MPI_Waitall, MPI_Test, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather, MPI_Allgather \
+                 and MPI_Scatter of doubles, MPI_Comm_rank, MPI_Comm_size and MPI_Barrier are differentiated; use \
+                 those, or communicate outside the differentiated function",
+            );
+        }
+        if name.starts_with("mpi_") && name.ends_with('_') {
+            return unsupported(
+                format!("MPI call from Fortran (`{name}`)"),
+                "of MPI's Fortran bindings, mpi_send, mpi_recv, mpi_bcast, mpi_reduce and mpi_allreduce of double \
+                 precision data, mpi_comm_rank, mpi_comm_size and mpi_barrier are differentiated; use those, or \
+                 communicate outside the differentiated procedure",
             );
         }
         if name.starts_with("_FortranA") {
@@ -496,7 +514,9 @@ pub(crate) fn check_function(
                 .then(|| ir::called_function(i))
                 .flatten()
                 .filter(|c| ir::is_declaration(*c) && !ir::name(*c).starts_with("llvm."))
-                .map(ir::name);
+                .map(ir::name)
+                // MPI's help says what is differentiated instead.
+                .filter(|n| !is_mpi(n));
         }
         diags.push(d);
     };

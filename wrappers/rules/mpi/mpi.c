@@ -27,7 +27,8 @@ static void require(int ok, const char *what) {
  * it by MPI_Type_contiguous (or MPI_Type_dup), nested; anything else stops
  * the program. */
 static int doubles_per(MPI_Datatype dt, const char *call) {
-  if (dt == MPI_DOUBLE)
+  /* (Fortran's double precision is a type of its own in C.) */
+  if (dt == MPI_DOUBLE || dt == MPI_DOUBLE_PRECISION || dt == MPI_REAL8)
     return 1;
   int ni, na, nd, combiner;
   MPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
