@@ -142,9 +142,9 @@ if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
       report "MPI derivatives [$o, mpiexec -n $n]: $(tail -n 1 <<<"$log")" $rc
     done
   done
-  MPICH_CC=$CC refused "MPI non-blocking call from Fortran in differentiated code" "$build/mpi_fortran_nonblocking" \
-    "cannot differentiate MPI call from Fortran (\`mpi_isend_\`)" mpicc -O2 -I/usr/include/x86_64-linux-gnu/mpich \
-    "$here/parallel/mpi_fortran_nonblocking_main.c" "$here/parallel/mpi_fortran_nonblocking.f90" -lmpichfort
+  MPICH_CC=$CC refused "MPI call without a rule from Fortran in differentiated code" "$build/mpi_fortran_refused" \
+    "cannot differentiate MPI call from Fortran (\`mpi_alltoall_\`)" mpicc -O2 -I/usr/include/x86_64-linux-gnu/mpich \
+    "$here/parallel/mpi_fortran_refused_main.c" "$here/parallel/mpi_fortran_refused.f90" -lmpichfort
   # MPI's Fortran bindings in a differentiated Fortran subroutine (mpif.h).
   for o in -O0 -O2; do
     if ! log=$(MPICH_CC=$CC mpicc $o -I/usr/include/x86_64-linux-gnu/mpich "$here/parallel/mpi_fortran_main.c" \

@@ -422,9 +422,10 @@ fn classify_call(call: Value) -> Kind {
         if name.starts_with("mpi_") && name.ends_with('_') {
             return unsupported(
                 format!("MPI call from Fortran (`{name}`)"),
-                "of MPI's Fortran bindings, mpi_send, mpi_recv, mpi_bcast, mpi_reduce and mpi_allreduce of double \
-                 precision data, mpi_comm_rank, mpi_comm_size and mpi_barrier are differentiated; use those, or \
-                 communicate outside the differentiated procedure",
+                "of MPI's Fortran bindings, mpi_send, mpi_recv, mpi_sendrecv, mpi_isend, mpi_irecv, mpi_wait, \
+                 mpi_waitall, mpi_test, mpi_bcast, mpi_reduce, mpi_allreduce, mpi_gather, mpi_allgather and \
+                 mpi_scatter of double precision data, mpi_comm_rank, mpi_comm_size and mpi_barrier are \
+                 differentiated; use those, or communicate outside the differentiated procedure",
             );
         }
         if name.starts_with("_FortranA") {

@@ -1,4 +1,4 @@
-/* Differentiates mpi_fortran_nonblocking.f90's fbad, which must be refused. */
+/* Differentiates mpi_fortran_refused.f90's fbad, which must be refused. */
 #include <mpi.h>
 extern int enzyme_dup;
 void __enzyme_autodiff(void *, ...);
