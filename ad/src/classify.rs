@@ -235,9 +235,14 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "_ZSt15_Fnv_hash_bytesPKvmm",
 ];
 
-/// An MPI function, of its C or Fortran bindings.
-fn is_mpi(name: &str) -> bool {
-    name.starts_with("MPI_") || name.starts_with("PMPI_") || (name.starts_with("mpi_") && name.ends_with('_'))
+/// An MPI function of the C bindings.
+fn is_c_mpi(name: &str) -> bool {
+    name.starts_with("MPI_") || name.starts_with("PMPI_")
+}
+
+/// An MPI function of the Fortran bindings (`mpi_send_`).
+fn is_fortran_mpi(name: &str) -> bool {
+    name.starts_with("mpi_") && name.ends_with('_')
 }
 
 /// compiler-rt's complex multiplication and division, which clang calls
@@ -410,7 +415,7 @@ fn classify_call(call: Value) -> Kind {
                  function (it may be called from inside a parallel region), or build this code without -fopenmp",
             );
         }
-        if name.starts_with("MPI_") || name.starts_with("PMPI_") {
+        if is_c_mpi(&name) {
             return unsupported(
                 format!("MPI call (`{name}`)"),
                 "this MPI call has no derivative yet: MPI_Send, MPI_Recv, MPI_Sendrecv, MPI_Isend, MPI_Irecv, \
@@ -419,7 +424,7 @@ fn classify_call(call: Value) -> Kind {
                  those, or communicate outside the differentiated function",
             );
         }
-        if name.starts_with("mpi_") && name.ends_with('_') {
+        if is_fortran_mpi(&name) {
             return unsupported(
                 format!("MPI call from Fortran (`{name}`)"),
                 "of MPI's Fortran bindings, mpi_send, mpi_recv, mpi_sendrecv, mpi_isend, mpi_irecv, mpi_wait, \
@@ -517,7 +522,7 @@ pub(crate) fn check_function(
                 .filter(|c| ir::is_declaration(*c) && !ir::name(*c).starts_with("llvm."))
                 .map(ir::name)
                 // MPI's help says what is differentiated instead.
-                .filter(|n| !is_mpi(n));
+                .filter(|n| !is_c_mpi(n) && !is_fortran_mpi(n));
         }
         diags.push(d);
     };

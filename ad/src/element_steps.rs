@@ -41,7 +41,7 @@ impl ArrayStart {
             constant_path.push((unsafe { LLVMGetGEPSourceElementType(p) }, indices?));
             p = ir::operand(p, 0);
         }
-        Some(ArrayStart { roots: candidates(p), constant_path })
+        Some(ArrayStart { roots: ir::chosen_values(p), constant_path })
     }
 
     /// Whether the two may be the same array of the same object (a node
@@ -49,25 +49,6 @@ impl ArrayStart {
     fn meets(&self, other: &ArrayStart) -> bool {
         self.constant_path == other.constant_path && self.roots.iter().any(|r| other.roots.contains(r))
     }
-}
-
-/// The values `p` may be through phis and selects.
-fn candidates(p: Value) -> Vec<Value> {
-    let (mut out, mut stack) = (Vec::new(), vec![p]);
-    while let Some(v) = stack.pop() {
-        if out.contains(&v) {
-            continue;
-        }
-        out.push(v);
-        if ir::is_instruction(v) {
-            match ir::opcode(v) {
-                LLVMOpcode::LLVMPHI => stack.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
-                LLVMOpcode::LLVMSelect => stack.extend([ir::operand(v, 1), ir::operand(v, 2)]),
-                _ => {}
-            }
-        }
-    }
-    out
 }
 
 /// `p` as `getelementptr T, start, i` with a variable `i` and a scalar `T`:

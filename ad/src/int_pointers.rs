@@ -123,28 +123,7 @@ fn slot_addresses(a: Value) -> Option<Vec<Value>> {
 
 /// Whether address `p` is always one of the pointer slots.
 fn in_slots(p: Value, slots: &HashSet<Value>) -> bool {
-    if slots.contains(&p) {
-        return true;
-    }
-    let mut seen = HashSet::new();
-    let mut stack = vec![p];
-    while let Some(v) = stack.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        if slots.contains(&v) {
-            continue;
-        }
-        if !ir::is_instruction(v) {
-            return false;
-        }
-        match ir::opcode(v) {
-            LLVMPHI => stack.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
-            LLVMSelect => stack.extend([ir::operand(v, 1), ir::operand(v, 2)]),
-            _ => return false,
-        }
-    }
-    true
+    ir::chosen_values(p).iter().all(|v| slots.contains(v))
 }
 
 /// The pointer version of integer `root`, built beside its web, if its web
@@ -232,12 +211,19 @@ fn pointer_web(root: Value, ptr_t: Type, slots: &HashSet<Value>) -> Option<Vec<V
     Some(web)
 }
 
-/// The store a load of a stack slot reads, when it is earlier in the same
+/// The store a load of a stack slot reads, of the loaded type (see
+/// [`store_before`]): the forwarding the optimiser leaves undone when a
+/// slot's address also flows through a phi.
+fn forwarded_store(load: Value) -> Option<Value> {
+    store_before(load).filter(|s| ir::type_of(ir::operand(*s, 0)) == ir::type_of(load))
+}
+
+/// The store to the stack slot `load` reads, when it is earlier in the same
 /// block with nothing in between that may write the slot (only stores to
 /// other stack slots, lifetime markers and instructions that touch no
-/// memory): the forwarding the optimiser leaves undone when a slot's address
-/// also flows through a phi.
-fn forwarded_store(load: Value) -> Option<Value> {
+/// memory), whatever type it stores (clang stores a `firstprivate` double
+/// and loads the slot as an integer).
+pub(crate) fn store_before(load: Value) -> Option<Value> {
     let is_slot = |p: Value| ir::is_instruction(p) && ir::opcode(p) == LLVMAlloca;
     let slot = ir::operand(load, 0);
     if !is_slot(slot) {
@@ -246,9 +232,7 @@ fn forwarded_store(load: Value) -> Option<Value> {
     let mut i = unsafe { LLVMGetPreviousInstruction(load) };
     while !i.is_null() {
         match ir::opcode(i) {
-            LLVMStore if ir::operand(i, 1) == slot => {
-                return (ir::type_of(ir::operand(i, 0)) == ir::type_of(load)).then_some(i);
-            }
+            LLVMStore if ir::operand(i, 1) == slot => return Some(i),
             LLVMStore if !is_slot(ir::operand(i, 1)) => return None,
             LLVMStore => {}
             LLVMCall if ir::is_lifetime_marker(i) => {}

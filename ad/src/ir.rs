@@ -635,6 +635,23 @@ pub(crate) fn globals(module: LLVMModuleRef) -> Vec<Value> {
     out
 }
 
+/// The values `v` may be through phis and selects (itself if neither).
+pub(crate) fn chosen_values(v: Value) -> Vec<Value> {
+    let (mut out, mut seen, mut stack) = (Vec::new(), Vec::new(), vec![v]);
+    while let Some(x) = stack.pop() {
+        if seen.contains(&x) {
+            continue;
+        }
+        seen.push(x);
+        match is_instruction(x).then(|| opcode(x)) {
+            Some(LLVMOpcode::LLVMPHI) => stack.extend(incoming(x).into_iter().map(|(y, _)| y)),
+            Some(LLVMOpcode::LLVMSelect) => stack.extend([operand(x, 1), operand(x, 2)]),
+            _ => out.push(x),
+        }
+    }
+    out
+}
+
 /// The values a pointer may be, through address arithmetic, casts, phis
 /// and selects: what it is based on (allocations, loads, arguments,
 /// globals, nulls, call results).

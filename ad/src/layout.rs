@@ -216,12 +216,7 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                         // checked too), or from the container's old block.
                         if let Some(from) = allocations_reached(ir::operand(u, 1)) {
                             for b in from {
-                                if !blocks.contains(&b) {
-                                    blocks.push(b);
-                                }
-                                if !derived.contains(&b) {
-                                    derived.push(b);
-                                }
+                                join(&mut blocks, &mut derived, b);
                             }
                             continue;
                         }
@@ -245,12 +240,7 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
                         && ir::operand(u, 0) == p
                         && ir::called_function(u).is_some_and(ir::is_declaration)
                     {
-                        if !blocks.contains(&u) {
-                            blocks.push(u);
-                        }
-                        if !derived.contains(&u) {
-                            derived.push(u);
-                        }
+                        join(&mut blocks, &mut derived, u);
                         continue;
                     }
                     return None;
@@ -270,6 +260,17 @@ fn fresh_blocks_elem(copy: Value) -> Option<Elem> {
         return None;
     }
     Some(elem)
+}
+
+/// Adds block `b` to the blocks, and to what is derived from them (its uses
+/// are then checked too).
+fn join(blocks: &mut Vec<Value>, derived: &mut Vec<Value>, b: Value) {
+    if !blocks.contains(&b) {
+        blocks.push(b);
+    }
+    if !derived.contains(&b) {
+        derived.push(b);
+    }
 }
 
 /// The slot of a caller's object a container keeps its block in (a

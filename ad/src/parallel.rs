@@ -536,20 +536,7 @@ fn float_behind_bits(mut arg: Value, t: ir::Type) -> Option<Value> {
         }
         arg = match ir::opcode(arg) {
             LLVMZExt | LLVMBitCast => ir::operand(arg, 0),
-            LLVMLoad => {
-                // The store to the same slot just before, in the same block.
-                let slot = ir::operand(arg, 0);
-                let mut i = unsafe { LLVMGetPreviousInstruction(arg) };
-                loop {
-                    if i.is_null() || ir::is_call_or_invoke(i) && !ir::is_lifetime_marker(i) {
-                        return None;
-                    }
-                    if ir::opcode(i) == LLVMStore && ir::operand(i, 1) == slot {
-                        break ir::operand(i, 0);
-                    }
-                    i = unsafe { LLVMGetPreviousInstruction(i) };
-                }
-            }
+            LLVMLoad => ir::operand(crate::int_pointers::store_before(arg)?, 0),
             _ => return None,
         };
     }
