@@ -82,7 +82,7 @@ install: build
 	# The enzyme crate's sources, for Rust projects (`cargo enzyme new` points at them).
 	for c in enzyme enzyme-macros; do install -d $(PREFIX)/share/enzyme-rs/crates/$$c/src && \
 	  install -m 644 $$c/Cargo.toml $(PREFIX)/share/enzyme-rs/crates/$$c/ && \
-	  install -m 644 $$c/src/lib.rs $(PREFIX)/share/enzyme-rs/crates/$$c/src/; done
+	  install -m 644 $$c/src/*.rs $(PREFIX)/share/enzyme-rs/crates/$$c/src/; done
 	# The Fortran module, compiled for flang 22 (`use enzyme`).
 	$(LLVM_PREFIX)/bin/flang -fsyntax-only -J $(PREFIX)/include/enzyme wrappers/include/enzyme/enzyme.f90
 

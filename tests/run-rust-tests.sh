@@ -36,6 +36,18 @@ log=$("$CARGO_ENZYME" enzyme build --release --manifest-path "$here/rust/staticl
 rc=$?
 [ $rc -ne 0 ] && echo "$log"
 report "C++ -> Rust staticlib: $(echo "$log" | tail -n 1)" $rc
+# The `libm` crate without the enzyme crate's `libm` feature: a function
+# whose constant argument rustc's optimiser removed is refused by name.
+log=$("$CARGO_ENZYME" enzyme build --locked --release --manifest-path "$here/rust/libm_reshaped/Cargo.toml" \
+  --target-dir "$build/libm_reshaped" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q "the \`libm\` crate's \`powf\` with its parameters changed" <<<"$log" &&
+  ! grep -q "panicked" <<<"$log"; then
+  report "libm crate without the enzyme crate's libm feature: refused by name (exit $rc)" 0
+else
+  echo "$log" | tail -20
+  report "libm crate without the enzyme crate's libm feature: expected a refusal naming powf" 1
+fi
 log=$(cargo build --locked --manifest-path "$ws/Cargo.toml" --target-dir "$build/plain" 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && grep -q "build_with_cargo_enzyme" <<<"$log"; then

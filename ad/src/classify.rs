@@ -274,6 +274,13 @@ fn classify_call(call: Value) -> Kind {
     let Some(callee) = ir::called_function(call) else {
         let floats = contains_float(ir::type_of(call))
             || (0..ir::call_arg_count(call)).any(|k| contains_float(ir::type_of(ir::operand(call, k))));
+        if let Some(asm) = ir::inline_asm_text(call).filter(|_| floats) {
+            return unsupported(
+                format!("inline assembly `{asm}` on floating-point values"),
+                "assembly has no derivative here; write the computation in the source language, or give the \
+                 function holding it a rule (__enzyme_register_gradient_*, or #[custom_reverse] in Rust)",
+            );
+        }
         if crate::dispatch::has_no_candidates(call) {
             if !floats {
                 // Code outside the program (a shared library's virtual function),
@@ -329,6 +336,17 @@ fn classify_call(call: Value) -> Kind {
                 display_name(&name)
             ),
             "a function registered with __enzyme_function_like must take and return what the math function does",
+        );
+    }
+    if let Some(math) = crate::registry::reshaped_libm(callee) {
+        return unsupported(
+            format!(
+                "call to `{}`, the `libm` crate's `{math}` with its parameters changed by rustc's optimiser",
+                display_name(&name)
+            ),
+            "the `libm` crate's functions are differentiated by rule, which needs their own parameters; the \
+             `enzyme` crate's default feature `libm` keeps them (do not turn it off), or call std's float \
+             methods (`x.powf(y)`, `x.exp()`, ...) instead",
         );
     }
     if crate::registry::is_enzyme_api_name(&name) {

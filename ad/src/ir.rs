@@ -456,6 +456,19 @@ pub(crate) fn location(i: Value) -> Option<SourceLocation> {
     }
 }
 
+/// The text of the inline assembly a call runs, if it runs some.
+pub(crate) fn inline_asm_text(call: Value) -> Option<String> {
+    unsafe {
+        let callee = LLVMGetCalledValue(call);
+        if callee.is_null() || LLVMIsAInlineAsm(callee).is_null() {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = LLVMGetInlineAsmAsmString(callee, &mut len);
+        Some(String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned())
+    }
+}
+
 /// Adds enum attribute `name` (`"noinline"`, `"nofree"`, ...) to function `f`.
 pub(crate) fn add_function_attr(f: Value, name: &str) {
     unsafe {

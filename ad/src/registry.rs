@@ -83,6 +83,7 @@ pub fn read(module: LLVMModuleRef) -> Result<(), Vec<Diagnostic>> {
     read_globals(module, &mut diags);
     read_annotations(module, &mut diags);
     read_functions(module, &mut diags);
+    recognise_rust_libm(module);
     hold_out_of_line(module);
     if diags.is_empty() {
         Ok(())
@@ -356,6 +357,73 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The `libm` crate's functions are ports of C's libm with C's names and
+/// meanings; their bodies reinterpret float bits, which has no derivative.
+/// Each one whose name and types are those of a math function with a rule
+/// is differentiated by that rule (and kept out of line until then), as
+/// `__enzyme_function_like` would do; its body still computes the primal.
+/// `cargo enzyme` compiles the crate with every function `noinline`, so that
+/// rustc's link-time optimisation leaves the calls (the crate itself never
+/// asks for that): they may be inlined again once derivatives are made.
+fn recognise_rust_libm(module: LLVMModuleRef) {
+    let noinline = ir::attr_kind("noinline");
+    for f in ir::functions(module) {
+        if ir::is_declaration(f) {
+            continue;
+        }
+        let Some(path) = rust_libm_path(&ir::name(f)) else { continue };
+        if unsafe { !LLVMGetEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, noinline).is_null() } {
+            set_fn_attr(f, HELD_OUT_OF_LINE, "");
+        }
+        let Some(math) = math_name(&path) else { continue };
+        let ret = ir::return_type(f);
+        if !ir::is_float(ret) || has_fn_attr(f, MATH) {
+            continue;
+        }
+        let Some(rule) = crate::rules::for_callee(math, ir::float_rank(ret)) else { continue };
+        let params = ir::params(f);
+        let fits = params.len() == rule.int_params.len()
+            && params.iter().zip(&rule.int_params).all(|(p, int)| {
+                let t = ir::type_of(*p);
+                if *int {
+                    ir::is_int(t)
+                } else {
+                    t == ret
+                }
+            });
+        if fits {
+            set_fn_attr(f, MATH, math);
+        } else {
+            set_fn_attr(f, RESHAPED_LIBM, math);
+        }
+    }
+}
+
+/// Function attribute: a function of the `libm` crate named like a math
+/// function with a rule, whose parameters rustc's optimiser changed (the
+/// value is the math function's name).
+const RESHAPED_LIBM: &str = "enzyme-rs.reshaped-libm";
+
+/// The math function a `libm` crate function is named like, where rustc's
+/// optimiser changed its parameters so that no rule fits.
+pub(crate) fn reshaped_libm(f: Value) -> Option<String> {
+    fn_attr_value(f, RESHAPED_LIBM)
+}
+
+/// `libm::math::exp::exp` for a function of the `libm` crate (Rust's legacy
+/// or v0 mangling; generic arguments dropped); `None` for anything else.
+fn rust_libm_path(symbol: &str) -> Option<String> {
+    let path = format!("{:#}", rustc_demangle::try_demangle(symbol).ok()?);
+    let path = path.split("::<").next().unwrap_or(&path);
+    path.starts_with("libm::").then(|| path.to_string())
+}
+
+/// `exp` for `libm::math::exp::exp`: the crate's math functions carry C's names.
+fn math_name(path: &str) -> Option<&str> {
+    let last = path.strip_prefix("libm::math::")?.rsplit("::").next()?;
+    last.chars().all(|c| c.is_ascii_alphanumeric() || c == '_').then_some(last)
+}
+
 /// A function name of Enzyme's C API: `__enzyme_...`, or its Itanium
 /// mangling for a top-level C++ function (`_Z17__enzyme_autodiff...`).
 pub(crate) fn is_enzyme_api_name(name: &str) -> bool {
@@ -444,6 +512,7 @@ pub(crate) fn is_inactive_global(g: Value) -> bool {
 pub(crate) fn keeps_call(call: Value, callee: Value) -> bool {
     is_inactive_call(call, callee)
         || function_like(callee).is_some()
+        || reshaped_libm(callee).is_some()
         || crate::custom::rules_of(callee).is_some()
         || has_fn_attr(callee, ALLOCATOR)
         || has_fn_attr(callee, DEALLOCATOR)
@@ -717,4 +786,25 @@ fn at_function(f: Value, message: String) -> Diagnostic {
     let mut d = Diagnostic::new(message);
     d.location = ir::location(f);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{math_name, rust_libm_path};
+
+    #[test]
+    fn names_the_libm_crates_functions() {
+        let name = |s: &str| rust_libm_path(s).and_then(|p| math_name(&p).map(String::from));
+        assert_eq!(name("_ZN4libm4math3exp3exp17h0123456789abcdefE").as_deref(), Some("exp"));
+        assert_eq!(name("_ZN4libm4math5atan25atan217h0123456789abcdefE").as_deref(), Some("atan2"));
+        assert_eq!(name("_RNvNtNtCs1a2b3c_4libm4math3exp3exp").as_deref(), Some("exp"));
+        // The crate's other items, another crate's `exp`, and C's own.
+        assert_eq!(
+            rust_libm_path("_ZN4libm11libm_helper3foo17h0123456789abcdefE").as_deref(),
+            Some("libm::libm_helper::foo")
+        );
+        assert_eq!(name("_ZN4libm11libm_helper3foo17h0123456789abcdefE"), None);
+        assert_eq!(name("_ZN5other4math3exp3exp17h0123456789abcdefE"), None);
+        assert_eq!(name("exp"), None);
+    }
 }

@@ -12,6 +12,7 @@ use std::process::{Command, ExitCode};
 
 use clap::{Parser, Subcommand};
 
+mod rustc_wrapper;
 mod templates;
 
 /// cargo calls us as `cargo-enzyme enzyme <args>`.
@@ -59,6 +60,10 @@ struct CargoArgs {
 
 fn main() -> ExitCode {
     driver::default_sigpipe();
+    let args: Vec<String> = std::env::args().collect();
+    if std::env::var_os(rustc_wrapper::WRAPPING).is_some() && args.get(1).is_some_and(|a| a != "enzyme") {
+        return rustc_wrapper::run(args[1..].to_vec());
+    }
     let CargoCli::Enzyme(cli) = CargoCli::parse();
     let (sub, args) = match cli.command {
         Cmd::Build(a) => ("build", a.args),
@@ -110,6 +115,12 @@ fn run(sub: &str, args: Vec<String>) -> Result<ExitCode, String> {
     flags.push("-Clinker-plugin-lto".into());
     flags.push(format!("-Clinker={}", linker.display()));
     cmd.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
+    // We wrap rustc (see `rustc_wrapper`), and run the user's wrapper in turn.
+    let me = std::env::current_exe().map_err(|e| format!("cannot find cargo-enzyme's own path: {e}"))?;
+    if let Some(user) = std::env::var_os("RUSTC_WRAPPER").filter(|w| !w.is_empty()) {
+        cmd.env(rustc_wrapper::USER_WRAPPER, user);
+    }
+    cmd.env("RUSTC_WRAPPER", me).env(rustc_wrapper::WRAPPING, "1");
     let status = cmd.status().map_err(|e| format!("cannot run `{}`: {e}", cargo.display()))?;
     Ok(match status.code() {
         Some(0) => ExitCode::SUCCESS,

@@ -46,5 +46,8 @@ pub struct Registration<const N: usize>(pub [*const (); N]);
 // Only addresses of functions, never dereferenced from Rust.
 unsafe impl<const N: usize> Sync for Registration<N> {}
 
+#[cfg(feature = "libm")]
+mod libm_calls;
+
 /// The version of enzyme-rs this crate belongs to.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

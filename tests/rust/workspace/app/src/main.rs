@@ -6,6 +6,7 @@ use physics::{simulate, State};
 
 mod collections;
 mod lanes;
+mod libm_crate;
 mod nested;
 mod parity;
 mod rules;
@@ -147,6 +148,7 @@ fn main() {
     widths::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     lanes::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     parity::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    libm_crate::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
