@@ -57,6 +57,7 @@ pub mod rules;
 mod runtime;
 mod split;
 mod split_entry;
+mod stored_values;
 mod tangent;
 mod tape;
 mod tape_buffer;
@@ -119,6 +120,9 @@ pub struct Ablation {
     /// The tapes' records are an alias scope of their own, which every other
     /// memory access of a derivative is known not to alias.
     pub no_tape_scope: bool,
+    /// Loads of a local array that an earlier loop filled are computed again
+    /// from the stored value instead of taped (see `stored_values`).
+    pub no_store_forwarding: bool,
 }
 
 /// Reads what the program registers in Enzyme's spellings outside the

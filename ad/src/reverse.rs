@@ -77,6 +77,9 @@ pub(crate) struct Reverse<'g> {
     pub(super) tape_fields: HashMap<Value, (usize, u64)>,
     /// Instance numbers already loaded in a reverse block.
     pub(super) loaded_instance: HashMap<(Block, usize), Value>,
+    /// While a stored value is computed again for a load (see
+    /// `stored_values`): what it is, and the reading loop's counter now.
+    pub(super) forwarding: Option<(crate::stored_values::Forwarding, Value)>,
     /// The function writes no memory its caller can see.
     pub(super) inputs_unchanged: bool,
     /// Arguments whose memory nothing writes while the derivative runs
@@ -206,6 +209,7 @@ impl<'g> Reverse<'g> {
             loop_tapes: HashMap::new(),
             tape_fields: HashMap::new(),
             loaded_instance: HashMap::new(),
+            forwarding: None,
             inputs_unchanged: false,
             unwritten_arguments: Default::default(),
             entry_instance: HashMap::new(),

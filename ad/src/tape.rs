@@ -228,6 +228,17 @@ impl<'g> Reverse<'g> {
     }
 
     pub(super) fn fetch_at_depth(&mut self, n: Value, depth: u32) -> Value {
+        if let Some((f, to)) = self.forwarding {
+            // Computing a stored value again (see `stored_values`): the
+            // writing loop's counter is the reading loop's, and what the
+            // writing loop computed is computed again, never looked up.
+            if n == f.from {
+                return to;
+            }
+            if self.foreign_to(&f, n) {
+                return self.clone_with_fetched_operands(n, depth);
+            }
+        }
         if self.available_as_is(n) {
             return n;
         }
@@ -241,18 +252,19 @@ impl<'g> Reverse<'g> {
         }
         if depth < 6 && (recomputable(n) || self.rereadable(n) || self.float_recomputable(n)) {
             // Cheaper to compute again from its operands than to keep on a tape.
-            let ops: Vec<Value> =
-                (0..ir::operand_count(n)).map(|k| self.fetch_at_depth(ir::operand(n, k), depth + 1)).collect();
-            let x = unsafe {
-                let x = LLVMInstructionClone(n);
-                LLVMInsertIntoBuilder(self.e.b, x);
-                for (k, o) in ops.into_iter().enumerate() {
-                    LLVMSetOperand(x, k as u32, o);
-                }
-                x
-            };
+            let x = self.clone_with_fetched_operands(n, depth);
             self.loaded.insert((here, n), x);
             return x;
+        }
+        if self.forwarding.is_none() {
+            if let Some(f) = self.stored_value(n) {
+                let to = self.fetch_at_depth(f.to, depth + 1);
+                self.forwarding = Some((f, to));
+                let x = self.fetch_at_depth(f.value, depth + 1);
+                self.forwarding = None;
+                self.loaded.insert((here, n), x);
+                return x;
+            }
         }
         let t = ir::type_of(n);
         let block = self.prep_block[&ir::parent_block(n)];
@@ -288,6 +300,20 @@ impl<'g> Reverse<'g> {
         };
         self.loaded.insert((here, n), x);
         x
+    }
+
+    /// `n` again at the reverse sweep's current point, its operands fetched.
+    fn clone_with_fetched_operands(&mut self, n: Value, depth: u32) -> Value {
+        let ops: Vec<Value> =
+            (0..ir::operand_count(n)).map(|k| self.fetch_at_depth(ir::operand(n, k), depth + 1)).collect();
+        unsafe {
+            let x = LLVMInstructionClone(n);
+            LLVMInsertIntoBuilder(self.e.b, x);
+            for (k, o) in ops.into_iter().enumerate() {
+                LLVMSetOperand(x, k as u32, o);
+            }
+            x
+        }
     }
 
     /// A cheap float operation (`fadd`, `fsub`, `fmul`, `fneg`) worth
@@ -583,7 +609,7 @@ impl LoopTape {
 
 /// Pure integer and address arithmetic: recomputed in the reverse sweep from
 /// its (fetched) operands instead of being saved.
-fn recomputable(n: Value) -> bool {
+pub(crate) fn recomputable(n: Value) -> bool {
     use llvm_sys::LLVMOpcode::*;
     let t = ir::type_of(n);
     let scalar = ir::is_int(t) || ir::is_pointer(t);

@@ -14,6 +14,8 @@ use crate::ir::{self, Value};
 /// `for (i = start; i <cmp> bound; i += step)`: an integer header phi
 /// stepped by a constant and compared with a value from outside the loop.
 pub(crate) struct Counted {
+    /// The induction variable (a phi of the header).
+    pub variable: Value,
     /// The induction variable's value on entry.
     pub start: Value,
     /// The loop-invariant value it is compared with.
@@ -91,10 +93,39 @@ pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
             let continues = if stays { predicate } else { inverse(predicate) };
             use LLVMIntPredicate::*;
             let unsigned = matches!(predicate, LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE);
-            return Some(Counted { start, bound, step, unsigned, continues, tests_next: tested == next });
+            return Some(Counted {
+                variable: phi,
+                start,
+                bound,
+                step,
+                unsigned,
+                continues,
+                tests_next: tested == next,
+            });
         }
     }
     None
+}
+
+/// Whether two counted loops run the same iterations with the same values
+/// of their variables: the same start and bound (one value, or equal
+/// constants), step and test.
+pub(crate) fn same_iterations(a: &Counted, b: &Counted) -> bool {
+    let same = |x: Value, y: Value| {
+        x == y
+            || unsafe {
+                !LLVMIsAConstantInt(x).is_null()
+                    && !LLVMIsAConstantInt(y).is_null()
+                    && LLVMTypeOf(x) == LLVMTypeOf(y)
+                    && LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(y)
+            }
+    };
+    same(a.start, b.start)
+        && same(a.bound, b.bound)
+        && a.step == b.step
+        && a.unsigned == b.unsigned
+        && a.continues == b.continues
+        && a.tests_next == b.tests_next
 }
 
 /// `b <p> a` for `a <swapped(p)> b`.

@@ -113,6 +113,11 @@ fn run(sub: &str, args: Vec<String>) -> Result<ExitCode, String> {
         _ => std::env::var("RUSTFLAGS").map(|s| s.split_whitespace().map(String::from).collect()).unwrap_or_default(),
     };
     flags.push("-Clinker-plugin-lto".into());
+    // `cfg(enzyme_rs)`: code may ask whether cargo enzyme builds it. Also
+    // part of what cargo fingerprints, so crates built by an older cargo
+    // enzyme (the `libm` crate before `rustc_wrapper`) are built again.
+    flags.push("--cfg=enzyme_rs".into());
+    flags.push("--check-cfg=cfg(enzyme_rs)".into());
     flags.push(format!("-Clinker={}", linker.display()));
     cmd.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
     // We wrap rustc (see `rustc_wrapper`), and run the user's wrapper in turn.

@@ -25,7 +25,8 @@ pub fn ad_before_optimisation() -> bool {
 }
 
 /// The ablation switch `ENZYME_ABLATE=lever,...` (for `bench/`): the engine's
-/// speed levers named are switched off (`tape-reuse`, `bounded-tapes`, `tape-scope`; see
+/// speed levers named are switched off (`tape-reuse`, `bounded-tapes`, `tape-scope`,
+/// `store-forwarding`; see
 /// [`ad::Ablation`]). Not for users' builds.
 pub fn ablation() -> Result<ad::Ablation, DriverError> {
     let mut a = ad::Ablation::default();
@@ -35,9 +36,10 @@ pub fn ablation() -> Result<ad::Ablation, DriverError> {
             "tape-reuse" => a.no_tape_reuse = true,
             "bounded-tapes" => a.no_bounded_tapes = true,
             "tape-scope" => a.no_tape_scope = true,
+            "store-forwarding" => a.no_store_forwarding = true,
             other => {
                 return Err(DriverError::Usage(format!(
-                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope)"
+                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding)"
                 )))
             }
         }

@@ -1,0 +1,354 @@
+//! Loads of a local array that the reverse sweep computes again from what
+//! was stored, instead of keeping them on a tape.
+//!
+//! The pattern (GMM's `xc[i] = x[i] - mean[i]`, then `xc[i]` read in the next
+//! loops): one loop writes element `i` of a local array on its iteration
+//! `i`, and a later sibling loop with the same iterations reads element `i`
+//! on its iteration `i`. The array is written nowhere else and never escapes,
+//! so what the load reads is what the store wrote in the same iteration of
+//! the enclosing loop: the stored value, with the writing loop's counter
+//! replaced by the reading loop's. When that value can be computed again in
+//! the reverse sweep from values that are there anyway (inputs nothing
+//! writes, the enclosing loops' counters, constants), it is, and the load
+//! costs no tape.
+//!
+//! Both loops must be counted the same way ([`crate::trip::counted`]: the
+//! same start, bound, step and test), leave only from their latch (every
+//! iteration runs the whole body), and the store must run on every
+//! iteration. The reading loop can only be reached through the writing loop
+//! within an iteration of their enclosing loop.
+
+use std::collections::{HashSet, VecDeque};
+
+use llvm_sys::core::*;
+use llvm_sys::LLVMOpcode;
+
+use crate::ir::{self, Block, Value};
+use crate::reverse::Reverse;
+
+/// How deep the stored value's computation may be.
+const MAX_DEPTH: u32 = 8;
+
+/// A load whose value is recomputed from a store (see the module's comment).
+#[derive(Clone, Copy)]
+pub(crate) struct Forwarding {
+    /// The value the store wrote.
+    pub value: Value,
+    /// The writing loop's counter, replaced by `to`.
+    pub from: Value,
+    /// The reading loop's counter.
+    pub to: Value,
+    /// The reading loop.
+    pub reader: usize,
+}
+
+impl<'g> Reverse<'g> {
+    /// The store a load of a local array reads from, when the reverse sweep
+    /// can compute its value again (see the module's comment).
+    pub(super) fn stored_value(&self, load: Value) -> Option<Forwarding> {
+        if self.g.ablation().no_store_forwarding || self.split.is_some() || self.atomic {
+            return None;
+        }
+        if ir::opcode(load) != LLVMOpcode::LLVMLoad || ir::is_atomic(load) || unsafe { LLVMGetVolatile(load) != 0 } {
+            return None;
+        }
+        let lp = ir::operand(load, 0);
+        let base = gep_base(lp)?;
+        if unsafe { LLVMIsAAllocaInst(base).is_null() } {
+            return None;
+        }
+        let store = only_store(base)?;
+        let sp = ir::operand(store, 1);
+        if ir::type_of(ir::operand(store, 0)) != ir::type_of(load) || unsafe { LLVMGetVolatile(store) != 0 } {
+            return None;
+        }
+        let (from, to) = differing_index(sp, lp)?;
+        let writer = self.header_loop_of(from)?;
+        let reader = self.header_loop_of(to)?;
+        if writer == reader || ir::type_of(from) != ir::type_of(to) {
+            return None;
+        }
+        let (wl, rl) = (&self.cfg.loops[writer], &self.cfg.loops[reader]);
+        if wl.parent != rl.parent {
+            return None;
+        }
+        // The counters are the loops' counted variables, counted alike.
+        let wc = crate::trip::counted(&self.cfg, wl)?;
+        let rc = crate::trip::counted(&self.cfg, rl)?;
+        if !crate::trip::same_iterations(&wc, &rc)
+            || self.map.get(&wc.variable) != Some(&from)
+            || self.map.get(&rc.variable) != Some(&to)
+        {
+            return None;
+        }
+        // Every iteration runs the whole body; the store runs on each.
+        let store_block = *self.prep_block.get(&ir::parent_block(store))?;
+        let leaves_at_latch = |l: &crate::cfg::Loop| l.exits.len() == 1 && l.latches == vec![l.exits[0].0];
+        if !leaves_at_latch(wl) || !leaves_at_latch(rl) || !self.cfg.dominates(store_block, wl.latches[0]) {
+            return None;
+        }
+        if self.cfg.innermost.get(&store_block) != Some(&writer) {
+            return None;
+        }
+        // The load runs in the reading loop (perhaps in a loop inside it).
+        if !rl.blocks.contains(self.prep_block.get(&ir::parent_block(load))?) {
+            return None;
+        }
+        if !self.passes_through(wl.header, rl.header, rl.parent) {
+            return None;
+        }
+        let f = Forwarding { value: ir::operand(store, 0), from, to, reader };
+        self.recomputable_from_store(&f, f.value, 0).then_some(f)
+    }
+
+    /// Whether, within an iteration of `parent` (or of the function), every
+    /// path to `to` passes through `through`.
+    fn passes_through(&self, through: Block, to: Block, parent: Option<usize>) -> bool {
+        let (start, inside): (Block, Box<dyn Fn(Block) -> bool>) = match parent {
+            Some(p) => {
+                let l = &self.cfg.loops[p];
+                (l.header, Box::new(move |b| l.blocks.contains(&b)))
+            }
+            None => (self.cfg.entry(), Box::new(|_| true)),
+        };
+        let mut seen: HashSet<Block> = HashSet::from([start]);
+        let mut work = VecDeque::from([start]);
+        while let Some(b) = work.pop_front() {
+            if b == to {
+                return false;
+            }
+            if b == through {
+                continue;
+            }
+            for s in ir::successors(ir::terminator(b)) {
+                // Not around the enclosing loop again.
+                if Some(s) == parent.map(|p| self.cfg.loops[p].header) || !inside(s) || !seen.insert(s) {
+                    continue;
+                }
+                work.push_back(s);
+            }
+        }
+        true
+    }
+
+    /// Whether `v`, a value of the stored value's computation, is defined
+    /// where the reverse sweep inside the reading loop cannot fetch it (in
+    /// a loop that does not enclose the reading loop).
+    pub(super) fn foreign_to(&self, f: &Forwarding, v: Value) -> bool {
+        if !ir::is_instruction(v) || self.available_as_is(v) {
+            return false;
+        }
+        let Some(b) = self.prep_block.get(&ir::parent_block(v)) else { return true };
+        let Some(&l) = self.cfg.innermost.get(b) else { return false };
+        // Loops enclosing the reading loop: their current instance is the one.
+        let mut up = self.cfg.loops[f.reader].parent;
+        while let Some(p) = up {
+            if p == l {
+                return false;
+            }
+            up = self.cfg.loops[p].parent;
+        }
+        true
+    }
+
+    /// Whether the reverse sweep can compute `v` again with `f.from`
+    /// replaced: what is defined in the writing loop (or any loop not around
+    /// the reading one) is integer arithmetic, address arithmetic, float
+    /// arithmetic or a load of memory nothing writes, of such values.
+    fn recomputable_from_store(&self, f: &Forwarding, v: Value, depth: u32) -> bool {
+        if v == f.from || !self.foreign_to(f, v) {
+            return true;
+        }
+        if depth >= MAX_DEPTH || !recomputable_kind(v) {
+            return false;
+        }
+        if ir::opcode(v) == LLVMOpcode::LLVMLoad && !self.rereadable(v) {
+            return false;
+        }
+        (0..ir::operand_count(v)).all(|k| self.recomputable_from_store(f, ir::operand(v, k), depth + 1))
+    }
+}
+
+/// Intrinsics without effects that the reverse sweep may call again.
+const PURE_INTRINSICS: &[&str] = &[
+    "llvm.fmuladd.",
+    "llvm.fma.",
+    "llvm.fabs.",
+    "llvm.sqrt.",
+    "llvm.copysign.",
+    "llvm.minnum.",
+    "llvm.maxnum.",
+    "llvm.exp.",
+    "llvm.log.",
+    "llvm.sin.",
+    "llvm.cos.",
+    "llvm.pow.",
+    "llvm.floor.",
+    "llvm.ceil.",
+    "llvm.trunc.",
+];
+
+/// Instructions the reverse sweep may repeat: no memory effects but reads
+/// (checked separately), no control flow.
+fn recomputable_kind(v: Value) -> bool {
+    use LLVMOpcode::*;
+    if ir::opcode(v) == LLVMCall {
+        return ir::called_function(v).is_some_and(|c| {
+            let name = ir::name(c);
+            PURE_INTRINSICS.iter().any(|p| name.starts_with(p))
+        });
+    }
+    crate::tape::recomputable(v)
+        || matches!(
+            ir::opcode(v),
+            LLVMFAdd
+                | LLVMFSub
+                | LLVMFMul
+                | LLVMFDiv
+                | LLVMFNeg
+                | LLVMSIToFP
+                | LLVMUIToFP
+                | LLVMFPExt
+                | LLVMFPTrunc
+                | LLVMLoad
+        )
+}
+
+/// The pointer a chain of `getelementptr`s starts from.
+fn gep_base(p: Value) -> Option<Value> {
+    let mut p = p;
+    while ir::opcode(p) == LLVMOpcode::LLVMGetElementPtr {
+        p = ir::operand(p, 0);
+    }
+    Some(p)
+}
+
+/// The one store to the memory of `base` (an alloca), when every other use
+/// only reads it through `getelementptr`s or marks its lifetime.
+fn only_store(base: Value) -> Option<Value> {
+    let mut store = None;
+    let mut work = vec![base];
+    while let Some(p) = work.pop() {
+        for u in ir::users(p) {
+            match ir::opcode(u) {
+                LLVMOpcode::LLVMGetElementPtr if ir::operand(u, 0) == p => work.push(u),
+                LLVMOpcode::LLVMLoad => {}
+                LLVMOpcode::LLVMStore if ir::operand(u, 1) == p && ir::operand(u, 0) != p => {
+                    if store.replace(u).is_some() {
+                        return None;
+                    }
+                }
+                LLVMOpcode::LLVMCall
+                    if ir::called_function(u).is_some_and(|c| ir::name(c).starts_with("llvm.lifetime.")) => {}
+                _ => return None,
+            }
+        }
+    }
+    store
+}
+
+/// For two `getelementptr`s from the same base with the same types and
+/// indices but one, that index in each: `(in a, in b)`.
+fn differing_index(a: Value, b: Value) -> Option<(Value, Value)> {
+    if ir::opcode(a) != LLVMOpcode::LLVMGetElementPtr || ir::opcode(b) != LLVMOpcode::LLVMGetElementPtr {
+        return None;
+    }
+    let n = ir::operand_count(a);
+    if n != ir::operand_count(b) || ir::operand(a, 0) != ir::operand(b, 0) {
+        return None;
+    }
+    if unsafe { LLVMGetGEPSourceElementType(a) != LLVMGetGEPSourceElementType(b) } {
+        return None;
+    }
+    let mut differing = None;
+    for k in 1..n {
+        let (x, y) = (ir::operand(a, k), ir::operand(b, k));
+        if x != y && differing.replace((x, y)).is_some() {
+            return None;
+        }
+    }
+    differing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_ir::with_function;
+
+    fn instructions(f: Value, op: LLVMOpcode) -> Vec<Value> {
+        ir::blocks(f).into_iter().flat_map(ir::instructions).filter(|i| ir::opcode(*i) == op).collect()
+    }
+
+    /// Two sibling loops over `a`: one writes `a[i]`, one reads `a[j]`.
+    const SIBLINGS: &str = r#"
+define double @f(ptr %x, i64 %n) {
+entry:
+  %a = alloca [8 x double]
+  br label %w
+w:
+  %i = phi i64 [ 0, %entry ], [ %i1, %w ]
+  %px = getelementptr double, ptr %x, i64 %i
+  %v = load double, ptr %px
+  %sq = fmul double %v, %v
+  %pa = getelementptr [8 x double], ptr %a, i64 0, i64 %i
+  store double %sq, ptr %pa
+  %i1 = add i64 %i, 1
+  %c = icmp ult i64 %i1, 8
+  br i1 %c, label %w, label %r0
+r0:
+  br label %r
+r:
+  %j = phi i64 [ 0, %r0 ], [ %j1, %r ]
+  %s = phi double [ 0.0, %r0 ], [ %s1, %r ]
+  %pb = getelementptr [8 x double], ptr %a, i64 0, i64 %j
+  %u = load double, ptr %pb
+  %s1 = fadd double %s, %u
+  %j1 = add i64 %j, 1
+  %d = icmp ult i64 %j1, 8
+  br i1 %d, label %r, label %out
+out:
+  ret double %s1
+}
+"#;
+
+    #[test]
+    fn finds_the_one_store_and_the_counters() {
+        with_function(SIBLINGS, |f| {
+            let store = instructions(f, LLVMOpcode::LLVMStore)[0];
+            let read = instructions(f, LLVMOpcode::LLVMLoad)[1];
+            let base = gep_base(ir::operand(read, 0)).unwrap();
+            assert_eq!(only_store(base), Some(store));
+            let (from, to) = differing_index(ir::operand(store, 1), ir::operand(read, 0)).unwrap();
+            assert_eq!((ir::name(from), ir::name(to)), ("i".to_string(), "j".to_string()));
+            // The loops count alike.
+            let cfg = crate::cfg::Cfg::new(f);
+            let counted: Vec<_> = cfg.loops.iter().map(|l| crate::trip::counted(&cfg, l).unwrap()).collect();
+            assert!(crate::trip::same_iterations(&counted[0], &counted[1]));
+        });
+    }
+
+    #[test]
+    fn a_second_writer_or_an_escape_is_no_single_store() {
+        let second = SIBLINGS.replace("r0:\n  br label %r", "r0:\n  store double 1.0, ptr %a\n  br label %r");
+        with_function(&second, |f| {
+            let base = instructions(f, LLVMOpcode::LLVMAlloca)[0];
+            assert_eq!(only_store(base), None);
+        });
+        let escape = SIBLINGS.replace("r0:\n  br label %r", "r0:\n  call void @g(ptr %a)\n  br label %r")
+            + "declare void @g(ptr)\n";
+        with_function(&escape, |f| {
+            let base = instructions(f, LLVMOpcode::LLVMAlloca)[0];
+            assert_eq!(only_store(base), None);
+        });
+    }
+
+    #[test]
+    fn loops_counted_differently_are_not_alike() {
+        let shorter = SIBLINGS.replace("%d = icmp ult i64 %j1, 8", "%d = icmp ult i64 %j1, 7");
+        with_function(&shorter, |f| {
+            let cfg = crate::cfg::Cfg::new(f);
+            let counted: Vec<_> = cfg.loops.iter().map(|l| crate::trip::counted(&cfg, l).unwrap()).collect();
+            assert!(!crate::trip::same_iterations(&counted[0], &counted[1]));
+        });
+    }
+}
