@@ -1,6 +1,7 @@
 /* Local arrays filled by one loop and read by later loops (GMM's
  * `xc = x - mean`): the reverse sweep may compute what a load reads again
- * from the stored value instead of taping it (ad/src/stored_values.rs).
+ * from the stored value instead of taping it (ad/src/stored_values.rs),
+ * also where the read is in a loop inside the reading loop.
  * Besides the case it is made for, the cases where it must not: a reader
  * that runs when the writer did not (it reads the last outer iteration's
  * values), a store on some iterations only, a recurrence in the writer,
@@ -19,6 +20,21 @@ static double centred(const double *x, const double *mu) {
     for (int i = 0; i < N; i++) q += exp(0.2 * xc[i]) * xc[i];
     for (int j = 0; j < N; j++) q += xc[j] * xc[j] * (j + 1);
     s += log(1.0 + q * q);
+  }
+  return s;
+}
+
+/* GMM's triangle: xc[j] read in a loop inside the reading loop (forwarded:
+ * its index is the reading loop's counter), xc[i] by a loop that starts at
+ * j + 1 (counted differently: taped). */
+static double triangle(const double *x, const double *mu) {
+  double xc[N], s = 0;
+  for (int k = 0; k < K; k++) {
+    for (int i = 0; i < N; i++) xc[i] = x[i] * (1.0 + 0.2 * k) - mu[k * N + i];
+    double q = 0;
+    for (int j = 0; j < N; j++)
+      for (int i = j + 1; i < N; i++) q += xc[i] * xc[j] * mu[k * N + i];
+    s += q * q;
   }
   return s;
 }
@@ -99,6 +115,7 @@ static double twice(const double *x, const double *mu) {
 
 int main(void) {
   CHECK_ONE("local array read by later loops", centred);
+  CHECK_ONE("a read inside the reading loop", triangle);
   CHECK_ONE("writer skipped on odd iterations", skipped);
   CHECK_ONE("stores on some iterations", partial);
   CHECK_ONE("recurrence in the writer", running);
