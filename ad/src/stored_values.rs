@@ -2,18 +2,22 @@
 //! was stored, instead of keeping them on a tape.
 //!
 //! The pattern (GMM's `xc[i] = x[i] - mean[i]`, then `xc[i]` read in the next
-//! loops): one loop writes element `i` of a local array on its iteration
-//! `i`, and a later sibling loop with the same iterations reads element `i`
-//! on its iteration `i`. The array is written nowhere else and never escapes,
-//! so what the load reads is what the store wrote in the same iteration of
-//! the enclosing loop: the stored value, with the writing loop's counter
-//! replaced by the reading loop's. When that value can be computed again in
-//! the reverse sweep from values that are there anyway (inputs nothing
-//! writes, the enclosing loops' counters, constants), it is, and the load
-//! costs no tape.
+//! loops): one loop writes one element of a local array on each iteration,
+//! and a later sibling loop running as many iterations reads, on its
+//! iteration `k`, the element the writer wrote on its iteration `k`. Both
+//! addresses are `base + offset + stride * counter`, each with its own loop's
+//! counter (a header phi from a constant start by a constant step), so that
+//! is a matter of constants (Fortran's 1-based arrays and a reader counting
+//! from 1 included). The array is written nowhere else and never escapes, so
+//! what the load reads is what the store wrote in the same iteration of the
+//! enclosing loop: the stored value, with the writer's counter replaced by
+//! the reader's (plus the difference of their starts). When that value can
+//! be computed again in the reverse sweep from values that are there anyway
+//! (inputs nothing writes, the enclosing loops' counters, constants), it is,
+//! and the load costs no tape.
 //!
-//! Both loops must be counted the same way ([`crate::trip::counted`]: the
-//! same start, bound, step and test), leave only from their latch (every
+//! Both loops must run the same number of iterations
+//! ([`crate::trip::same_iterations`]), leave only from their latch (every
 //! iteration runs the whole body), and the store must run on every
 //! iteration. The reading loop can only be reached through the writing loop
 //! within an iteration of their enclosing loop.
@@ -38,6 +42,8 @@ pub(crate) struct Forwarding {
     pub from: Value,
     /// The reading loop's counter.
     pub to: Value,
+    /// What to add to `to` for `from`'s value in the same iteration.
+    pub delta: i64,
     /// The reading loop.
     pub reader: usize,
 }
@@ -52,33 +58,39 @@ impl<'g> Reverse<'g> {
         if ir::opcode(load) != LLVMOpcode::LLVMLoad || ir::is_atomic(load) || unsafe { LLVMGetVolatile(load) != 0 } {
             return None;
         }
-        let lp = ir::operand(load, 0);
-        let base = gep_base(lp)?;
-        if unsafe { LLVMIsAAllocaInst(base).is_null() } {
+        let dl = unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(ir::parent_function(load))) };
+        let read = linear_address(ir::operand(load, 0), dl)?;
+        if unsafe { LLVMIsAAllocaInst(read.base).is_null() } {
             return None;
         }
-        let store = only_store(base)?;
-        let sp = ir::operand(store, 1);
+        let store = only_store(read.base)?;
         if ir::type_of(ir::operand(store, 0)) != ir::type_of(load) || unsafe { LLVMGetVolatile(store) != 0 } {
             return None;
         }
-        let (from, to) = differing_index(sp, lp)?;
-        let writer = self.header_loop_of(from)?;
-        let reader = self.header_loop_of(to)?;
-        if writer == reader || ir::type_of(from) != ir::type_of(to) {
+        let written = linear_address(ir::operand(store, 1), dl)?;
+        // Each address steps with one loop's counter, by the same stride.
+        let ((from, w_stride), (to, r_stride)) = (written.counter?, read.counter?);
+        if written.base != read.base || w_stride != r_stride || w_stride == 0 {
+            return None;
+        }
+        let (writer, w_start, w_step) = self.simple_counter(from)?;
+        let (reader, r_start, r_step) = self.simple_counter(to)?;
+        if writer == reader || w_step != r_step || ir::type_of(from) != ir::type_of(to) {
+            return None;
+        }
+        // Iteration k of either loop is at the same element.
+        let at = |offset: i64, start: i64| offset.checked_add(w_stride.checked_mul(start)?);
+        if at(written.offset, w_start)? != at(read.offset, r_start)? {
             return None;
         }
         let (wl, rl) = (&self.cfg.loops[writer], &self.cfg.loops[reader]);
         if wl.parent != rl.parent {
             return None;
         }
-        // The counters are the loops' counted variables, counted alike.
+        // The loops run the same number of iterations.
         let wc = crate::trip::counted(&self.cfg, wl)?;
         let rc = crate::trip::counted(&self.cfg, rl)?;
-        if !crate::trip::same_iterations(&wc, &rc)
-            || self.map.get(&wc.variable) != Some(&from)
-            || self.map.get(&rc.variable) != Some(&to)
-        {
+        if !crate::trip::same_iterations(&wc, &rc) {
             return None;
         }
         // Every iteration runs the whole body; the store runs on each.
@@ -97,8 +109,29 @@ impl<'g> Reverse<'g> {
         if !self.passes_through(wl.header, rl.header, rl.parent) {
             return None;
         }
-        let f = Forwarding { value: ir::operand(store, 0), from, to, reader };
+        let f = Forwarding { value: ir::operand(store, 0), from, to, delta: w_start - r_start, reader };
         self.recomputable_from_store(&f, f.value, 0).then_some(f)
+    }
+
+    /// A loop counter: a phi of a loop's header starting at a constant and
+    /// stepped by a constant each iteration; its loop, start and step.
+    fn simple_counter(&self, v: Value) -> Option<(usize, i64, i64)> {
+        let l = self.header_loop_of(v)?;
+        let (mut start, mut step) = (None, None);
+        for (x, b) in ir::incoming(v) {
+            if self.cfg.loops[l].blocks.contains(self.prep_block.get(&b)?) {
+                if ir::opcode(x) != LLVMOpcode::LLVMAdd || ir::operand(x, 0) != v {
+                    return None;
+                }
+                step = Some(constant(ir::operand(x, 1))?);
+            } else {
+                let c = constant(x)?;
+                if start.replace(c).is_some_and(|before| before != c) {
+                    return None;
+                }
+            }
+        }
+        Some((l, start?, step.filter(|s| *s != 0)?))
     }
 
     /// Whether, within an iteration of `parent` (or of the function), every
@@ -214,15 +247,6 @@ fn recomputable_kind(v: Value) -> bool {
         )
 }
 
-/// The pointer a chain of `getelementptr`s starts from.
-fn gep_base(p: Value) -> Option<Value> {
-    let mut p = p;
-    while ir::opcode(p) == LLVMOpcode::LLVMGetElementPtr {
-        p = ir::operand(p, 0);
-    }
-    Some(p)
-}
-
 /// The one store to the memory of `base` (an alloca), when every other use
 /// only reads it through `getelementptr`s or marks its lifetime.
 fn only_store(base: Value) -> Option<Value> {
@@ -247,27 +271,72 @@ fn only_store(base: Value) -> Option<Value> {
     store
 }
 
-/// For two `getelementptr`s from the same base with the same types and
-/// indices but one, that index in each: `(in a, in b)`.
-fn differing_index(a: Value, b: Value) -> Option<(Value, Value)> {
-    if ir::opcode(a) != LLVMOpcode::LLVMGetElementPtr || ir::opcode(b) != LLVMOpcode::LLVMGetElementPtr {
-        return None;
-    }
-    let n = ir::operand_count(a);
-    if n != ir::operand_count(b) || ir::operand(a, 0) != ir::operand(b, 0) {
-        return None;
-    }
-    if unsafe { LLVMGetGEPSourceElementType(a) != LLVMGetGEPSourceElementType(b) } {
-        return None;
-    }
-    let mut differing = None;
-    for k in 1..n {
-        let (x, y) = (ir::operand(a, k), ir::operand(b, k));
-        if x != y && differing.replace((x, y)).is_some() {
-            return None;
+/// An address as `base + offset + stride * counter` bytes, from a chain of
+/// `getelementptr`s whose indices are constants but at most one, which is a
+/// counter plus a constant (`i`, `i - 1`, `sext(i)`).
+struct Linear {
+    base: Value,
+    offset: i64,
+    /// The counter and its stride in bytes.
+    counter: Option<(Value, i64)>,
+}
+
+fn linear_address(p: Value, dl: llvm_sys::target::LLVMTargetDataRef) -> Option<Linear> {
+    use llvm_sys::target::{LLVMABISizeOfType, LLVMOffsetOfElement};
+    use llvm_sys::LLVMTypeKind;
+    let mut out = Linear { base: p, offset: 0, counter: None };
+    while ir::opcode(out.base) == LLVMOpcode::LLVMGetElementPtr {
+        let gep = out.base;
+        let mut ty = unsafe { LLVMGetGEPSourceElementType(gep) };
+        for k in 1..ir::operand_count(gep) {
+            let index = ir::operand(gep, k);
+            if k > 1 {
+                match unsafe { LLVMGetTypeKind(ty) } {
+                    LLVMTypeKind::LLVMStructTypeKind => {
+                        let field = u32::try_from(constant(index)?).ok()?;
+                        out.offset = out.offset.checked_add(unsafe { LLVMOffsetOfElement(dl, ty, field) } as i64)?;
+                        ty = unsafe { LLVMStructGetTypeAtIndex(ty, field) };
+                        continue;
+                    }
+                    LLVMTypeKind::LLVMArrayTypeKind => ty = unsafe { LLVMGetElementType(ty) },
+                    _ => return None,
+                }
+            }
+            let stride = i64::try_from(unsafe { LLVMABISizeOfType(dl, ty) }).ok()?;
+            if let Some(c) = constant(index) {
+                out.offset = out.offset.checked_add(c.checked_mul(stride)?)?;
+            } else {
+                let (counter, c) = counter_plus_constant(index)?;
+                if out.counter.replace((counter, stride)).is_some() {
+                    return None;
+                }
+                out.offset = out.offset.checked_add(c.checked_mul(stride)?)?;
+            }
         }
+        out.base = ir::operand(gep, 0);
     }
-    differing
+    Some(out)
+}
+
+/// `(i, c)` for an index `i + c` where `i` is a phi: through additions of
+/// constants that do not wrap (`nsw`/`nuw`) and sign or zero extensions.
+fn counter_plus_constant(v: Value) -> Option<(Value, i64)> {
+    match ir::opcode(v) {
+        LLVMOpcode::LLVMPHI => Some((v, 0)),
+        LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt => counter_plus_constant(ir::operand(v, 0)),
+        LLVMOpcode::LLVMAdd | LLVMOpcode::LLVMSub if unsafe { LLVMGetNSW(v) != 0 || LLVMGetNUW(v) != 0 } => {
+            let c = constant(ir::operand(v, 1))?;
+            let c = if ir::opcode(v) == LLVMOpcode::LLVMSub { c.checked_neg()? } else { c };
+            let (i, d) = counter_plus_constant(ir::operand(v, 0))?;
+            Some((i, d.checked_add(c)?))
+        }
+        _ => None,
+    }
+}
+
+/// The value of an integer constant (sign-extended).
+fn constant(v: Value) -> Option<i64> {
+    unsafe { (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)) }
 }
 
 #[cfg(test)]
@@ -316,14 +385,52 @@ out:
         with_function(SIBLINGS, |f| {
             let store = instructions(f, LLVMOpcode::LLVMStore)[0];
             let read = instructions(f, LLVMOpcode::LLVMLoad)[1];
-            let base = gep_base(ir::operand(read, 0)).unwrap();
-            assert_eq!(only_store(base), Some(store));
-            let (from, to) = differing_index(ir::operand(store, 1), ir::operand(read, 0)).unwrap();
-            assert_eq!((ir::name(from), ir::name(to)), ("i".to_string(), "j".to_string()));
+            let dl = unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)) };
+            let (r, w) =
+                (linear_address(ir::operand(read, 0), dl).unwrap(), linear_address(ir::operand(store, 1), dl).unwrap());
+            assert_eq!(only_store(r.base), Some(store));
+            assert!(r.base == w.base && r.offset == 0 && w.offset == 0);
+            let ((from, ws), (to, rs)) = (w.counter.unwrap(), r.counter.unwrap());
+            assert_eq!((ir::name(from), ir::name(to), ws, rs), ("i".to_string(), "j".to_string(), 8, 8));
             // The loops count alike.
             let cfg = crate::cfg::Cfg::new(f);
             let counted: Vec<_> = cfg.loops.iter().map(|l| crate::trip::counted(&cfg, l).unwrap()).collect();
             assert!(crate::trip::same_iterations(&counted[0], &counted[1]));
+        });
+    }
+
+    #[test]
+    fn one_based_addresses_are_the_same_element() {
+        // Fortran: `a(i)` written as a[i - 1], read as (a + 8 i) - 8 bytes.
+        let ir = r#"
+define void @f() {
+entry:
+  %a = alloca [6 x double]
+  br label %l
+l:
+  %i = phi i64 [ 1, %entry ], [ %i1, %l ]
+  %m = add nsw i64 %i, -1
+  %w = getelementptr double, ptr %a, i64 %m
+  store double 1.0, ptr %w
+  %r0 = getelementptr double, ptr %a, i64 %i
+  %r = getelementptr i8, ptr %r0, i64 -8
+  %v = load double, ptr %r
+  %i1 = add i64 %i, 1
+  %c = icmp ult i64 %i1, 7
+  br i1 %c, label %l, label %out
+out:
+  ret void
+}
+"#;
+        with_function(ir, |f| {
+            let dl = unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)) };
+            let store = instructions(f, LLVMOpcode::LLVMStore)[0];
+            let read = instructions(f, LLVMOpcode::LLVMLoad)[0];
+            let w = linear_address(ir::operand(store, 1), dl).unwrap();
+            let r = linear_address(ir::operand(read, 0), dl).unwrap();
+            assert_eq!((w.offset, r.offset), (-8, -8));
+            assert_eq!(w.counter.map(|c| c.1), Some(8));
+            assert_eq!(r.counter.map(|c| c.1), Some(8));
         });
     }
 

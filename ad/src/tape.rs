@@ -258,7 +258,10 @@ impl<'g> Reverse<'g> {
         }
         if self.forwarding.is_none() {
             if let Some(f) = self.stored_value(n) {
-                let to = self.fetch_at_depth(f.to, depth + 1);
+                let mut to = self.fetch_at_depth(f.to, depth + 1);
+                if f.delta != 0 {
+                    to = unsafe { LLVMBuildAdd(self.e.b, to, LLVMConstInt(ir::type_of(to), f.delta as u64, 1), EMPTY) };
+                }
                 self.forwarding = Some((f, to));
                 let x = self.fetch_at_depth(f.value, depth + 1);
                 self.forwarding = None;

@@ -14,8 +14,6 @@ use crate::ir::{self, Value};
 /// `for (i = start; i <cmp> bound; i += step)`: an integer header phi
 /// stepped by a constant and compared with a value from outside the loop.
 pub(crate) struct Counted {
-    /// The induction variable (a phi of the header).
-    pub variable: Value,
     /// The induction variable's value on entry.
     pub start: Value,
     /// The loop-invariant value it is compared with.
@@ -93,23 +91,15 @@ pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
             let continues = if stays { predicate } else { inverse(predicate) };
             use LLVMIntPredicate::*;
             let unsigned = matches!(predicate, LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE);
-            return Some(Counted {
-                variable: phi,
-                start,
-                bound,
-                step,
-                unsigned,
-                continues,
-                tests_next: tested == next,
-            });
+            return Some(Counted { start, bound, step, unsigned, continues, tests_next: tested == next });
         }
     }
     None
 }
 
-/// Whether two counted loops run the same iterations with the same values
-/// of their variables: the same start and bound (one value, or equal
-/// constants), step and test.
+/// Whether two counted loops run the same number of iterations: the same
+/// start and bound (one value, or equal constants; or constants the same
+/// distance apart), step and test.
 pub(crate) fn same_iterations(a: &Counted, b: &Counted) -> bool {
     let same = |x: Value, y: Value| {
         x == y
@@ -120,8 +110,16 @@ pub(crate) fn same_iterations(a: &Counted, b: &Counted) -> bool {
                     && LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(y)
             }
     };
-    same(a.start, b.start)
-        && same(a.bound, b.bound)
+    // Or constants the same distance apart (a loop from 1 to 7 runs as many
+    // times as one from 0 to 6), all small and non-negative so that no test
+    // wraps around.
+    let small = |v: Value| unsafe {
+        (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)).filter(|c| (0..1 << 31).contains(c))
+    };
+    let distance = |c: &Counted| Some(small(c.bound)? - small(c.start)?);
+    let same_span =
+        (same(a.start, b.start) && same(a.bound, b.bound)) || (distance(a).is_some() && distance(a) == distance(b));
+    same_span
         && a.step == b.step
         && a.unsigned == b.unsigned
         && a.continues == b.continues

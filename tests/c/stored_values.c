@@ -1,7 +1,8 @@
 /* Local arrays filled by one loop and read by later loops (GMM's
  * `xc = x - mean`): the reverse sweep may compute what a load reads again
  * from the stored value instead of taping it (ad/src/stored_values.rs),
- * also where the read is in a loop inside the reading loop.
+ * also where the read is in a loop inside the reading loop, and where the
+ * reader counts from 1 (the writer's counter is the reader's less one).
  * Besides the case it is made for, the cases where it must not: a reader
  * that runs when the writer did not (it reads the last outer iteration's
  * values), a store on some iterations only, a recurrence in the writer,
@@ -35,6 +36,16 @@ static double triangle(const double *x, const double *mu) {
     for (int j = 0; j < N; j++)
       for (int i = j + 1; i < N; i++) q += xc[i] * xc[j] * mu[k * N + i];
     s += q * q;
+  }
+  return s;
+}
+
+/* The reader counts from 1 (a[j - 1]): the same elements, a counter offset. */
+static double from_one(const double *x, const double *mu) {
+  double a[N], s = 0;
+  for (int k = 0; k < K; k++) {
+    for (int i = 0; i < N; i++) a[i] = x[i] * mu[k * N + i] + 0.1 * k;
+    for (int j = 1; j <= N; j++) s += a[j - 1] * a[j - 1] * j;
   }
   return s;
 }
@@ -116,6 +127,7 @@ static double twice(const double *x, const double *mu) {
 int main(void) {
   CHECK_ONE("local array read by later loops", centred);
   CHECK_ONE("a read inside the reading loop", triangle);
+  CHECK_ONE("a reader counting from 1", from_one);
   CHECK_ONE("writer skipped on odd iterations", skipped);
   CHECK_ONE("stores on some iterations", partial);
   CHECK_ONE("recurrence in the writer", running);

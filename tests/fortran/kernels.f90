@@ -53,4 +53,25 @@ contains
       r = r + d(i) * d(i) * i
     end do
   end subroutine
+
+  ! A local array filled by one loop and read by the next (GMM's centred
+  ! points), per component: the reverse sweep computes xc(i) again from x and
+  ! mu instead of taping it (1-based indices: the store's address is
+  ! xc - 8 + 8 i one way, the load's another).
+  function centred(x, mu) bind(C) result(s)
+    real(c_double), intent(in) :: x(6), mu(24)
+    real(c_double) :: s, xc(6), q
+    integer :: k, i
+    s = 0
+    do k = 1, 4
+      do i = 1, 6
+        xc(i) = x(i) - mu((k - 1) * 6 + i) * (1 + 0.1d0 * k)
+      end do
+      q = 0
+      do i = 1, 6
+        q = q + exp(0.2d0 * xc(i)) * xc(i)
+      end do
+      s = s + log(1 + q * q)
+    end do
+  end function
 end module kernels
