@@ -117,21 +117,9 @@ impl<'g> Reverse<'g> {
     /// stepped by a constant each iteration; its loop, start and step.
     fn simple_counter(&self, v: Value) -> Option<(usize, i64, i64)> {
         let l = self.header_loop_of(v)?;
-        let (mut start, mut step) = (None, None);
-        for (x, b) in ir::incoming(v) {
-            if self.cfg.loops[l].blocks.contains(self.prep_block.get(&b)?) {
-                if ir::opcode(x) != LLVMOpcode::LLVMAdd || ir::operand(x, 0) != v {
-                    return None;
-                }
-                step = Some(constant(ir::operand(x, 1))?);
-            } else {
-                let c = constant(x)?;
-                if start.replace(c).is_some_and(|before| before != c) {
-                    return None;
-                }
-            }
-        }
-        Some((l, start?, step.filter(|s| *s != 0)?))
+        let lp = &self.cfg.loops[l];
+        let c = crate::trip::stepped(v, |b| Some(lp.blocks.contains(self.prep_block.get(&b)?)))?;
+        Some((l, ir::const_int_value(c.start)?, ir::const_int_value(c.step)?))
     }
 
     /// Whether, within an iteration of `parent` (or of the function), every
@@ -293,7 +281,7 @@ fn linear_address(p: Value, dl: llvm_sys::target::LLVMTargetDataRef) -> Option<L
             if k > 1 {
                 match unsafe { LLVMGetTypeKind(ty) } {
                     LLVMTypeKind::LLVMStructTypeKind => {
-                        let field = u32::try_from(constant(index)?).ok()?;
+                        let field = u32::try_from(ir::const_int_value(index)?).ok()?;
                         out.offset = out.offset.checked_add(unsafe { LLVMOffsetOfElement(dl, ty, field) } as i64)?;
                         ty = unsafe { LLVMStructGetTypeAtIndex(ty, field) };
                         continue;
@@ -303,7 +291,7 @@ fn linear_address(p: Value, dl: llvm_sys::target::LLVMTargetDataRef) -> Option<L
                 }
             }
             let stride = i64::try_from(unsafe { LLVMABISizeOfType(dl, ty) }).ok()?;
-            if let Some(c) = constant(index) {
+            if let Some(c) = ir::const_int_value(index) {
                 out.offset = out.offset.checked_add(c.checked_mul(stride)?)?;
             } else {
                 let (counter, c) = counter_plus_constant(index)?;
@@ -325,18 +313,13 @@ fn counter_plus_constant(v: Value) -> Option<(Value, i64)> {
         LLVMOpcode::LLVMPHI => Some((v, 0)),
         LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt => counter_plus_constant(ir::operand(v, 0)),
         LLVMOpcode::LLVMAdd | LLVMOpcode::LLVMSub if unsafe { LLVMGetNSW(v) != 0 || LLVMGetNUW(v) != 0 } => {
-            let c = constant(ir::operand(v, 1))?;
+            let c = ir::const_int_value(ir::operand(v, 1))?;
             let c = if ir::opcode(v) == LLVMOpcode::LLVMSub { c.checked_neg()? } else { c };
             let (i, d) = counter_plus_constant(ir::operand(v, 0))?;
             Some((i, d.checked_add(c)?))
         }
         _ => None,
     }
-}
-
-/// The value of an integer constant (sign-extended).
-fn constant(v: Value) -> Option<i64> {
-    unsafe { (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)) }
 }
 
 #[cfg(test)]

@@ -113,28 +113,8 @@ impl<'g> Reverse<'g> {
             return None;
         }
         let lp = &self.cfg.loops[l];
-        let (mut start, mut next) = (None, None);
-        for (v, b) in ir::incoming(n) {
-            let pb = *self.prep_block.get(&b)?;
-            if lp.blocks.contains(&pb) {
-                next = Some(v);
-            } else {
-                start = Some(v);
-            }
-        }
-        let (start, next) = (start?, next?);
-        if ir::opcode(next) != llvm_sys::LLVMOpcode::LLVMAdd {
-            return None;
-        }
-        let (a, b) = (ir::operand(next, 0), ir::operand(next, 1));
-        let step = match (a == n, b == n) {
-            (true, false) => b,
-            (false, true) => a,
-            _ => return None,
-        };
-        if unsafe { LLVMIsAConstantInt(step).is_null() } {
-            return None;
-        }
+        let crate::trip::Stepped { start, step, .. } =
+            crate::trip::stepped(n, |b| Some(lp.blocks.contains(self.prep_block.get(&b)?)))?;
         let k = self.iteration(l)?;
         let s = self.fetch(start);
         unsafe {

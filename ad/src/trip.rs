@@ -9,7 +9,7 @@ use llvm_sys::core::*;
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
 
 use crate::cfg::{Cfg, Loop};
-use crate::ir::{self, Value};
+use crate::ir::{self, Block, Value};
 
 /// `for (i = start; i <cmp> bound; i += step)`: an integer header phi
 /// stepped by a constant and compared with a value from outside the loop.
@@ -29,6 +29,39 @@ pub(crate) struct Counted {
     tests_next: bool,
 }
 
+/// A loop counter's parts: `phi = [start, from outside], [phi + step, from
+/// inside]` with one start and a constant, non-zero step.
+pub(crate) struct Stepped {
+    pub start: Value,
+    /// `phi + step`.
+    pub next: Value,
+    /// The step (a constant integer).
+    pub step: Value,
+}
+
+/// The parts of a counter `phi`; `inside` says whether an incoming block is
+/// in the loop (`None`: not known, then neither is the counter).
+pub(crate) fn stepped(phi: Value, inside: impl Fn(Block) -> Option<bool>) -> Option<Stepped> {
+    let (mut start, mut next) = (None, None);
+    for (v, b) in ir::incoming(phi) {
+        let slot = if inside(b)? { &mut next } else { &mut start };
+        if slot.replace(v).is_some_and(|before| before != v) {
+            return None;
+        }
+    }
+    let (start, next) = (start?, next?);
+    if ir::opcode(next) != LLVMOpcode::LLVMAdd {
+        return None;
+    }
+    let step = match (ir::operand(next, 0) == phi, ir::operand(next, 1) == phi) {
+        (true, false) => ir::operand(next, 1),
+        (false, true) => ir::operand(next, 0),
+        _ => return None,
+    };
+    ir::const_int_value(step).filter(|s| *s != 0)?;
+    Some(Stepped { start, next, step })
+}
+
 /// The counted-loop shape of `l`, if it has one.
 pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
     let inside = |v: Value| ir::is_instruction(v) && l.blocks.contains(&ir::parent_block(v));
@@ -39,30 +72,8 @@ pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
         if !ir::is_int(ir::type_of(phi)) {
             continue;
         }
-        let (mut start, mut next) = (None, None);
-        for (v, b) in ir::incoming(phi) {
-            if l.blocks.contains(&b) {
-                next = Some(v);
-            } else {
-                start = Some(v);
-            }
-        }
-        let (Some(start), Some(next)) = (start, next) else { continue };
-        if ir::opcode(next) != LLVMOpcode::LLVMAdd {
-            continue;
-        }
-        let step = match (ir::operand(next, 0) == phi, ir::operand(next, 1) == phi) {
-            (true, false) => ir::operand(next, 1),
-            (false, true) => ir::operand(next, 0),
-            _ => continue,
-        };
-        if unsafe { LLVMIsAConstantInt(step).is_null() } {
-            continue;
-        }
-        let step = unsafe { LLVMConstIntGetSExtValue(step) };
-        if step == 0 {
-            continue;
-        }
+        let Some(Stepped { start, next, step }) = stepped(phi, |b| Some(l.blocks.contains(&b))) else { continue };
+        let step = ir::const_int_value(step).unwrap_or(0);
         // A conditional exit comparing the variable (or its next value) with an
         // invariant, tested on every iteration (its block dominates the latch).
         for (b, _) in &l.exits {
@@ -103,19 +114,14 @@ pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
 pub(crate) fn same_iterations(a: &Counted, b: &Counted) -> bool {
     let same = |x: Value, y: Value| {
         x == y
-            || unsafe {
-                !LLVMIsAConstantInt(x).is_null()
-                    && !LLVMIsAConstantInt(y).is_null()
-                    && LLVMTypeOf(x) == LLVMTypeOf(y)
-                    && LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(y)
-            }
+            || (ir::type_of(x) == ir::type_of(y)
+                && ir::const_int_value(x).is_some()
+                && ir::const_int_value(x) == ir::const_int_value(y))
     };
     // Or constants the same distance apart (a loop from 1 to 7 runs as many
     // times as one from 0 to 6), all small and non-negative so that no test
     // wraps around.
-    let small = |v: Value| unsafe {
-        (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)).filter(|c| (0..1 << 31).contains(c))
-    };
+    let small = |v: Value| ir::const_int_value(v).filter(|c| (0..1 << 31).contains(c));
     let distance = |c: &Counted| Some(small(c.bound)? - small(c.start)?);
     let same_span =
         (same(a.start, b.start) && same(a.bound, b.bound)) || (distance(a).is_some() && distance(a) == distance(b));

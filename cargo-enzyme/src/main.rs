@@ -127,11 +127,16 @@ fn run(sub: &str, args: Vec<String>) -> Result<ExitCode, String> {
     }
     cmd.env("RUSTC_WRAPPER", me).env(rustc_wrapper::WRAPPING, "1");
     let status = cmd.status().map_err(|e| format!("cannot run `{}`: {e}", cargo.display()))?;
-    Ok(match status.code() {
+    Ok(exit_code(status))
+}
+
+/// A child's exit status as ours.
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    match status.code() {
         Some(0) => ExitCode::SUCCESS,
         Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
         None => ExitCode::FAILURE,
-    })
+    }
 }
 
 /// `cargo enzyme new`: writes the template's files with the placeholders filled.

@@ -43,11 +43,7 @@ pub fn run(rustc_and_args: Vec<String>) -> ExitCode {
         }
     }
     match cmd.status() {
-        Ok(s) => match s.code() {
-            Some(0) => ExitCode::SUCCESS,
-            Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
-            None => ExitCode::FAILURE,
-        },
+        Ok(s) => crate::exit_code(s),
         Err(e) => {
             eprintln!("error: cannot run `{rustc}`: {e}");
             ExitCode::from(2)
