@@ -236,12 +236,12 @@ const INACTIVE_LIBRARY: &[&str] = &[
 ];
 
 /// An MPI function of the C bindings.
-fn is_c_mpi(name: &str) -> bool {
+pub(crate) fn is_c_mpi(name: &str) -> bool {
     name.starts_with("MPI_") || name.starts_with("PMPI_")
 }
 
 /// An MPI function of the Fortran bindings (`mpi_send_`).
-fn is_fortran_mpi(name: &str) -> bool {
+pub(crate) fn is_fortran_mpi(name: &str) -> bool {
     name.starts_with("mpi_") && name.ends_with('_')
 }
 
@@ -320,7 +320,7 @@ fn classify_call(call: Value) -> Kind {
         // A stop-gradient: replaced by its argument once derivatives are made.
         return Kind::Inactive;
     }
-    if crate::registry::is_inactive_call(call, callee) {
+    if crate::registry::is_inactive_call(call, callee) || ir::has_flag(call, crate::inert_calls::INERT) {
         return Kind::LibCall;
     }
     if let Some(math) = crate::registry::function_like(callee) {

@@ -32,6 +32,7 @@ mod entry_points;
 mod forward;
 mod freed_shadows;
 mod gen;
+mod inert_calls;
 mod int_bytes;
 mod int_pointers;
 mod ir;

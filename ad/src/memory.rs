@@ -151,8 +151,9 @@ impl Memory {
         let mut out: Option<PtrStatus> = None;
         let mut pending = false;
         for v in vals {
-            if is_null_like(v) {
-                // Null fits anything.
+            if is_null_like(v) || (!ir::is_instruction(v) && is_inert_constant(v)) {
+                // Null fits anything; so does read-only memory without floats
+                // (a shared empty table beside heap tables), its own shadow.
                 continue;
             }
             if (ir::is_instruction(v) || ir::is_argument(v)) && !self.ptr.contains_key(&v) {

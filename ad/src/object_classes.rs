@@ -42,8 +42,14 @@ fn decompose(
     let mut offset: u64 = 0;
     let mut array = false;
     let mut first = true;
+    let mut hops = 0;
     loop {
         if let Some((o, c)) = interior.get(&p) {
+            // Choices of choices, never a cycle (see `Classes::of`); bounded all the same.
+            hops += 1;
+            if hops > 64 {
+                return None;
+            }
             offset = offset.checked_add(*c)?;
             p = *o;
             continue;
@@ -191,7 +197,10 @@ impl Classes {
                     .collect();
                 let Some(inside) = inside else { continue };
                 let Some(&(first, k)) = inside.first() else { continue };
-                if inside.iter().all(|(_, k2)| *k2 == k) {
+                // A pointer stepping through memory (`p = phi [a + 8], [p + 8]`)
+                // is not one offset into objects.
+                let walks = inside.iter().any(|(o, _)| *o == *i || c.interior.get(o).is_some_and(|(b, _)| b == i));
+                if !walks && inside.iter().all(|(_, k2)| *k2 == k) {
                     c.interior.insert(*i, (first, k));
                     alike.extend(inside.iter().map(|(o, _)| (first, *o)));
                     changed = true;
@@ -464,5 +473,26 @@ mod tests {
              call void @llvm.memmove.p0.p0.i64(ptr %a, ptr %a, i64 %n, i1 false)"
         );
         assert_eq!(typed(&body), vec![Some("i64".to_string())]);
+    }
+
+    #[test]
+    fn a_pointer_stepping_through_memory_is_not_an_offset_into_objects() {
+        // `p = phi [p + 8], [root + 8]`, the step first: once taken for one
+        // offset into objects, its own object, and the analysis never ended.
+        let body = "  %start = getelementptr i8, ptr %root, i64 8
+  br label %walk
+walk:
+  \
+             %p = phi ptr [ %next, %walk ], [ %start, %entry ]
+  store double %x, ptr %p
+  \
+             %next = getelementptr i8, ptr %p, i64 8
+  %c = icmp eq ptr %next, %other
+  \
+             br i1 %c, label %done, label %walk
+done:
+  \
+             call void @llvm.memmove.p0.p0.i64(ptr %p, ptr %p, i64 8, i1 false)";
+        assert_eq!(typed(body), vec![None]);
     }
 }

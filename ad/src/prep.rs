@@ -33,6 +33,8 @@ pub(crate) struct Prep {
     /// Clones specialised for function arguments known at the call.
     special: HashMap<(Value, Vec<Option<Value>>), Value>,
     original_of: HashMap<Value, Value>,
+    /// Callees whose calls run as they are (see `inert_calls`), per callee.
+    inert: HashMap<Value, bool>,
 }
 
 impl Prep {
@@ -102,11 +104,17 @@ impl Prep {
                         continue;
                     }
                     let Some(callee) = ir::called_function(i) else { continue };
-                    if ir::is_declaration(callee)
-                        || self.original_of.contains_key(&callee)
+                    if self.original_of.contains_key(&callee)
                         || crate::registry::keeps_call(i, callee)
                         || crate::classify::never_returns_inertly(i, callee)
                     {
+                        continue;
+                    }
+                    if crate::inert_calls::runs_inertly(i, callee, &mut self.inert) {
+                        ir::set_flag(i, crate::inert_calls::INERT);
+                        continue;
+                    }
+                    if ir::is_declaration(callee) {
                         continue;
                     }
                     // Functions passed along (recursion carrying an integrand):

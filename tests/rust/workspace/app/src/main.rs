@@ -5,6 +5,7 @@ use enzyme::{autodiff_forward, autodiff_reverse};
 use physics::{simulate, State};
 
 mod collections;
+mod inert_calls;
 mod lanes;
 mod libm_crate;
 mod nested;
@@ -149,6 +150,7 @@ fn main() {
     lanes::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     parity::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     libm_crate::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    inert_calls::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
