@@ -49,17 +49,23 @@ fn next_web(f: Value) -> Option<(Web, ir::Type)> {
                     }
                 }
                 // Integer bits stored: a copy, typed by the memory it moves.
+                // Integer vectors too: lanes of float bits (a vectorised copy).
                 LLVMStore if ir::is_instruction(ir::operand(i, 0)) => {
                     let v = ir::operand(i, 0);
                     let t = ir::type_of(v);
-                    if !ir::is_int(t) {
-                        continue;
-                    }
+                    let Some((lane, lanes)) = ir::int_lanes(t) else { continue };
                     let ctx = unsafe { LLVMGetTypeContext(t) };
-                    match ir::int_width(t) {
-                        64 => (v, unsafe { LLVMDoubleTypeInContext(ctx) }),
-                        32 => (v, unsafe { LLVMFloatTypeInContext(ctx) }),
+                    let float = match ir::int_width(lane) {
+                        64 => unsafe { LLVMDoubleTypeInContext(ctx) },
+                        32 => unsafe { LLVMFloatTypeInContext(ctx) },
                         _ => continue,
+                    };
+                    if lanes == 1 {
+                        (v, float)
+                    } else if ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind {
+                        (v, unsafe { LLVMVectorType(float, lanes) })
+                    } else {
+                        continue;
                     }
                 }
                 _ => continue,
@@ -95,12 +101,21 @@ fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
             continue;
         }
         let t = ir::type_of(v);
-        if !ir::is_int(t) || ir::int_width(t) as u64 != bits || !ir::is_instruction(v) {
+        if !carries(t, float, bits) || !ir::is_instruction(v) {
             return None;
         }
         match ir::opcode(v) {
             LLVMLoad if unsafe { LLVMGetVolatile(v) } == 0 && !ir::is_atomic(v) => {}
             LLVMBitCast if ir::type_of(ir::operand(v, 0)) == float => {}
+            // Lanes rearranged among vectors of the web's type.
+            LLVMShuffleVector if ir::type_of(ir::operand(v, 0)) == t => {
+                for k in 0..2 {
+                    let x = ir::operand(v, k);
+                    if !is_plain_constant(x) {
+                        work.push(x);
+                    }
+                }
+            }
             LLVMPHI => {
                 for (x, _) in ir::incoming(v) {
                     if !is_plain_constant(x) {
@@ -131,7 +146,7 @@ fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
                         web.casts_out.push(u);
                     }
                 }
-                LLVMPHI => work.push(u),
+                LLVMPHI | LLVMShuffleVector => work.push(u),
                 LLVMSelect if ir::operand(u, 0) != v => work.push(u),
                 _ => return None,
             }
@@ -151,14 +166,25 @@ fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
     typed.then_some(web)
 }
 
+/// Whether integer (vector) type `t` has the size of `float` (`bits`), lane
+/// for lane.
+fn carries(t: ir::Type, float: ir::Type, bits: u64) -> bool {
+    let Some((lane, lanes)) = ir::int_lanes(t) else { return false };
+    let is_vector = |t| ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind;
+    let float_lanes = if is_vector(float) { unsafe { LLVMGetVectorSize(float) } } else { 1 };
+    is_vector(t) == is_vector(float) && lanes == float_lanes && ir::int_width(lane) as u64 * lanes as u64 == bits
+}
+
 /// Whether the memory `p` points into evidently holds `float`s: a stack slot
 /// of floats (arrays and structs of them), or memory the function otherwise
 /// only loads and stores as `float` (outside the web itself).
 fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
+    // Vectors of floats: memory of their lanes' type.
+    let lane = ir::scalar_of(float);
     let root = root_of(p);
     unsafe {
         if !LLVMIsAAllocaInst(root).is_null() {
-            return only_of(LLVMGetAllocatedType(root), float);
+            return only_of(LLVMGetAllocatedType(root), lane);
         }
     }
     if !ir::is_instruction(root) && !ir::is_argument(root) {
@@ -190,7 +216,7 @@ fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
         if ir::opcode(i) == LLVMStore && crate::layout::is_int_constant(ir::operand(i, 0)) {
             continue;
         }
-        if t != float {
+        if t != float && t != lane {
             return false;
         }
         any = true;
@@ -240,9 +266,42 @@ fn retype(web: &Web, float: ir::Type) {
                     l
                 }
                 LLVMBitCast => ir::operand(*m, 0),
+                // Made below, once their operands are.
+                LLVMShuffleVector => continue,
                 _ => ir::empty_mirror(b, *m, float),
             };
             map.insert(*m, nv);
+        }
+        // Shuffles of shuffles: each once both operands are retyped.
+        let shuffles: Vec<Value> =
+            web.members.iter().copied().filter(|m| ir::opcode(*m) == LLVMShuffleVector).collect();
+        // (Each shuffle's operands are members or constants: every round makes one.)
+        for _ in 0..=shuffles.len() {
+            for m in &shuffles {
+                if map.contains_key(m) {
+                    continue;
+                }
+                let retyped = |x: Value| {
+                    if is_plain_constant(x) {
+                        Some(LLVMGetPoison(float))
+                    } else {
+                        map.get(&x).copied()
+                    }
+                };
+                let (Some(a), Some(c)) = (retyped(ir::operand(*m, 0)), retyped(ir::operand(*m, 1))) else { continue };
+                let i32t = LLVMInt32TypeInContext(ctx);
+                let mut mask: Vec<Value> = (0..LLVMGetNumMaskElements(*m))
+                    .map(|k| match LLVMGetMaskValue(*m, k) {
+                        x if x < 0 => LLVMGetPoison(i32t),
+                        x => LLVMConstInt(i32t, x as u64, 0),
+                    })
+                    .collect();
+                LLVMPositionBuilderBefore(b, *m);
+                let mask = LLVMConstVector(mask.as_mut_ptr(), mask.len() as u32);
+                let nv = LLVMBuildShuffleVector(b, a, c, mask, c"".as_ptr());
+                ir::copy_debug_location(*m, nv);
+                map.insert(*m, nv);
+            }
         }
         ir::fill_mirrors(&web.members, &map, |x| map.get(&x).copied().unwrap_or_else(|| LLVMConstBitCast(x, float)));
         for s in &web.stores {

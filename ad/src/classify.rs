@@ -147,7 +147,7 @@ pub(crate) fn classify(i: Value) -> Kind {
 fn is_integer_access(i: Value) -> bool {
     let t =
         if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMLoad { ir::type_of(i) } else { ir::type_of(ir::operand(i, 0)) };
-    ir::is_int(ir::scalar_of(t))
+    ir::int_lanes(t).is_some()
 }
 
 /// Library functions that neither produce floats nor write memory that

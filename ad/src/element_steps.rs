@@ -198,6 +198,72 @@ fn accessed_as(f: Value, start: &ArrayStart) -> Option<Type> {
     seen
 }
 
+/// What a copy of one scalar's size moves, from the very places it copies
+/// from and to: each address the copy may use (through phis and selects,
+/// as a base and constant byte offset) is also loaded or stored by the
+/// function as that scalar, and never as another type. A sort moves its
+/// elements so (`ptr::copy_nonoverlapping(src, dst, 1)` after comparing
+/// `*src`, the addresses chosen by `select`s of a sorting network).
+pub(crate) fn accessed_element(copy: Value) -> Option<Elem> {
+    let len = ir::operand(copy, 2);
+    let len = unsafe { (!LLVMIsAConstantInt(len).is_null()).then(|| LLVMConstIntGetZExtValue(len))? };
+    let f = ir::parent_function(copy);
+    let td = crate::layout::data_layout(f);
+    let sides: Vec<Vec<(Value, u64)>> = (0..2).map(|k| places(ir::operand(copy, k), td)).collect();
+    // Per place: the one type accessed there, or `None` once two are.
+    let mut typed: std::collections::HashMap<(Value, u64), Option<Type>> = std::collections::HashMap::new();
+    for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+        let (ptr, t, moved) = match ir::opcode(i) {
+            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i), only_moved(i)),
+            LLVMOpcode::LLVMStore => {
+                (ir::operand(i, 1), ir::type_of(ir::operand(i, 0)), is_moved_value(ir::operand(i, 0)))
+            }
+            _ => continue,
+        };
+        if moved {
+            continue;
+        }
+        for place in places(ptr, td) {
+            if sides.iter().any(|s| s.contains(&place)) {
+                let e = typed.entry(place).or_insert(Some(t));
+                if *e != Some(t) {
+                    *e = None;
+                }
+            }
+        }
+    }
+    let mut found: Option<Elem> = None;
+    for side in &sides {
+        let mut types = Vec::new();
+        for place in side {
+            match typed.get(place) {
+                Some(Some(t)) => types.push(*t),
+                // Two types at one place: nothing can be said.
+                Some(None) => return None,
+                None => {}
+            }
+        }
+        // Evidence only when every place of this side has it.
+        if types.len() < side.len() {
+            continue;
+        }
+        for t in types {
+            let e = elem_of(t)?;
+            if byte_size(t)? != len {
+                return None;
+            }
+            found = Some(join(found, e)?);
+        }
+    }
+    found
+}
+
+/// The places an address may be: each value it may be (through phis and
+/// selects) as a base and a constant byte offset.
+fn places(p: Value, td: llvm_sys::target::LLVMTargetDataRef) -> Vec<(Value, u64)> {
+    ir::chosen_values(p).into_iter().map(|v| crate::layout::constant_offset(v, td).unwrap_or((v, 0))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,5 +346,43 @@ mod tests {
              call void @llvm.memmove.p0.p0.i64(ptr %sv, ptr %si, i64 %n, i1 false)"
         );
         assert_eq!(verdicts(&body), vec![Some(Elem::F64)]);
+    }
+
+    /// What each `memmove` of `@f` is found to move by `accessed_element`.
+    fn one_element(body: &str) -> Vec<Option<Elem>> {
+        let ir = format!(
+            "declare void @llvm.memmove.p0.p0.i64(ptr, ptr, i64, i1)\n\
+             define void @f(ptr %a, ptr %b, ptr %out, i64 %n) {{\n{body}\n  ret void\n}}\n"
+        );
+        with_function(&ir, |f| calls(f).into_iter().map(accessed_element).collect())
+    }
+
+    // Two elements compared, the smaller moved out by `memmove` (a sorting
+    // network's step), through a `select` of their addresses.
+    const PICK: &str = "  %x = load double, ptr %a\n  %y = load double, ptr %b\n  %lt = fcmp olt double %y, %x\n  \
+         %min = select i1 %lt, ptr %b, ptr %a\n  %o = getelementptr inbounds i8, ptr %out, i64 8\n";
+
+    #[test]
+    fn one_element_moved_from_places_read_as_its_type() {
+        let body = format!("{PICK}  call void @llvm.memmove.p0.p0.i64(ptr %o, ptr %min, i64 8, i1 false)");
+        assert_eq!(one_element(&body), vec![Some(Elem::F64)]);
+    }
+
+    #[test]
+    fn places_read_as_two_types_partly_read_or_a_longer_copy_say_nothing() {
+        // `%b` also read as an integer.
+        let two = format!(
+            "{PICK}  %i = load i64, ptr %b\n  call void @llvm.memmove.p0.p0.i64(ptr %o, ptr %min, i64 8, i1 false)"
+        );
+        assert_eq!(one_element(&two), vec![None]);
+        // One of the places chosen never read.
+        let partly = format!(
+            "{PICK}  %c = select i1 %lt, ptr %out, ptr %a\n  \
+             call void @llvm.memmove.p0.p0.i64(ptr %o, ptr %c, i64 8, i1 false)"
+        );
+        assert_eq!(one_element(&partly), vec![None]);
+        // Two elements' worth from places read as one.
+        let longer = format!("{PICK}  call void @llvm.memmove.p0.p0.i64(ptr %o, ptr %min, i64 16, i1 false)");
+        assert_eq!(one_element(&longer), vec![None]);
     }
 }

@@ -268,7 +268,8 @@ fn dispatch_call(module: llvm_sys::prelude::LLVMModuleRef, call: Value, k: u32, 
     let f = ir::parent_function(call);
     let p = ir::operand(call, k);
     let tail = ir::split_after(call, "chosen.done");
-    let result = !ir::is_void(ir::type_of(call));
+    // A result nobody reads gets no phi (which would read as a use).
+    let result = !ir::is_void(ir::type_of(call)) && !ir::users(call).is_empty();
     let mut incoming = Vec::new();
     unsafe {
         e.at_end(LLVMGetInstructionParent(call));

@@ -158,6 +158,20 @@ pub(crate) fn is_int(t: Type) -> bool {
     kind(t) == LLVMTypeKind::LLVMIntegerTypeKind
 }
 
+/// The lane type and number of lanes of an integer (one lane) or integer
+/// vector type.
+pub(crate) fn int_lanes(t: Type) -> Option<(Type, u32)> {
+    unsafe {
+        match kind(t) {
+            LLVMTypeKind::LLVMIntegerTypeKind => Some((t, 1)),
+            LLVMTypeKind::LLVMVectorTypeKind if kind(LLVMGetElementType(t)) == LLVMTypeKind::LLVMIntegerTypeKind => {
+                Some((LLVMGetElementType(t), LLVMGetVectorSize(t)))
+            }
+            _ => None,
+        }
+    }
+}
+
 pub(crate) fn int_width(t: Type) -> u32 {
     unsafe { LLVMGetIntTypeWidth(t) }
 }

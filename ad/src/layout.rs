@@ -135,6 +135,10 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
     if let Some(e) = crate::element_steps::copy_elem(i) {
         return Some(CopyLayout::Uniform(e));
     }
+    // One element, at places the function reads or writes as its type.
+    if let Some(e) = crate::element_steps::accessed_element(i) {
+        return Some(CopyLayout::Uniform(e));
+    }
     // How the function itself reads and writes the memory copied from and to,
     // trusted only in a function that moves no pointers through memory (a
     // pointer field it does not touch here would otherwise be taken for a float).

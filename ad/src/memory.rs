@@ -327,6 +327,9 @@ fn analyze_once(
                                 m.varied.insert(i);
                             }
                             PtrStatus::Constant => {}
+                            // Only compared (a sort's pivot found through a pointer a
+                            // recursive call returns): no derivative is read.
+                            PtrStatus::Unknown(_) if only_compared(i) => {}
                             PtrStatus::Unknown(why) => m.problem(
                                 i,
                                 format!("load of a floating-point value through a pointer that {why}"),
@@ -392,7 +395,7 @@ fn analyze_once(
                                 DUP_HELP,
                             ),
                         }
-                    } else if ir::is_int(ir::scalar_of(vt))
+                    } else if ir::int_lanes(vt).is_some()
                         && s == PtrStatus::Shadowed
                         && !surely_integer_access(i, p, kind_of)
                     {
@@ -406,7 +409,7 @@ fn analyze_once(
                         } else {
                             m.int_stores_clearing.insert(i);
                         }
-                    } else if ir::is_int(ir::scalar_of(vt)) && s == PtrStatus::Shadowed {
+                    } else if ir::int_lanes(vt).is_some() && s == PtrStatus::Shadowed {
                         m.int_stores_mirrored.insert(i);
                     } else if contains_float(vt) {
                         m.problem(
@@ -629,8 +632,9 @@ const INT_ACCESS_HELP: &str = "the bytes pass through an integer, so a derivativ
 /// pointers moved as integer bits would lose their derivative or shadow.
 fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
     let t = if ir::opcode(i) == LLVMOpcode::LLVMLoad { ir::type_of(i) } else { ir::type_of(ir::operand(i, 0)) };
-    let t = ir::scalar_of(t);
-    if ir::int_width(t) < 32 {
+    // Integer vectors (what the vectoriser makes of copies) by their lanes.
+    let Some((t, lanes)) = ir::int_lanes(t) else { return false };
+    if lanes == 1 && ir::int_width(t) < 32 {
         // Too narrow for a float or a pointer.
         return true;
     }
@@ -677,7 +681,7 @@ fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -
         return true;
     }
     let td = crate::layout::data_layout(f);
-    let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
+    let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) } * lanes as u64;
     crate::layout::constant_offset(p, td)
         .is_some_and(|(r, at)| r == root && only_integer_accesses_at(f, root, at, size, td))
 }
@@ -711,8 +715,8 @@ fn only_integer_accesses_at(
 }
 
 /// Whether an integer value stored may be the bits of a float or pointer
-/// read from differentiated memory (through phis, selects and `freeze`) or a
-/// pointer's bits. Bits read from memory without a shadow are constants.
+/// read from differentiated memory (through phis, selects, `freeze` and
+/// lane moves) or a pointer's bits. Bits read from memory without a shadow are constants.
 fn moves_untyped_bits(v: Value, shadowed: &impl Fn(Value) -> bool, kind_of: &impl Fn(Value) -> Kind) -> bool {
     let mut work = vec![v];
     let mut seen = HashSet::new();
@@ -731,6 +735,12 @@ fn moves_untyped_bits(v: Value, shadowed: &impl Fn(Value) -> bool, kind_of: &imp
             LLVMOpcode::LLVMPHI => work.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
             LLVMOpcode::LLVMSelect => work.extend([ir::operand(v, 1), ir::operand(v, 2)]),
             LLVMOpcode::LLVMFreeze => work.push(ir::operand(v, 0)),
+            // Bits rearranged, not computed: lanes shuffled (a vectorised
+            // reversed copy), inserted, extracted, reinterpreted.
+            LLVMOpcode::LLVMShuffleVector | LLVMOpcode::LLVMInsertElement => {
+                work.extend([ir::operand(v, 0), ir::operand(v, 1)])
+            }
+            LLVMOpcode::LLVMExtractElement | LLVMOpcode::LLVMBitCast => work.push(ir::operand(v, 0)),
             _ => {}
         }
     }
@@ -747,6 +757,16 @@ fn only_integer_accesses(f: Value, root: Value) -> bool {
         };
         root_of(ptr) != root || ir::is_int(t)
     })
+}
+
+/// Whether a float's only uses are comparisons and conversions to integers,
+/// which carry no derivative.
+fn only_compared(v: Value) -> bool {
+    let users = ir::users(v);
+    !users.is_empty()
+        && users
+            .iter()
+            .all(|u| matches!(ir::opcode(*u), LLVMOpcode::LLVMFCmp | LLVMOpcode::LLVMFPToSI | LLVMOpcode::LLVMFPToUI))
 }
 
 /// Whether a pointer base is a heap allocation of the differentiated code.

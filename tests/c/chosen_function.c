@@ -39,6 +39,25 @@ __attribute__((noinline)) static double tangent_from_table(int k, double x) {
   return __enzyme_fwddiff((void *)table[k], enzyme_dup, x, 1.0);
 }
 
+/* Gradients into shadows only, the result of the call unused. */
+static double sum_sq(const double *v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += v[i] * v[i];
+  return s;
+}
+static double sum_cube(const double *v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += v[i] * v[i] * v[i];
+  return s;
+}
+
+__attribute__((noinline)) static void shadows_of_either(int which, const double *v, double *d, int n) {
+  double (*f)(const double *, int) = which ? sum_sq : sum_cube;
+  __enzyme_autodiff((void *)f, enzyme_dup, v, d, enzyme_const, n);
+}
+
 int main(void) {
   const double xs[3] = {0.3, -1.2, 2.1};
   for (int i = 0; i < 3; i++) {
@@ -55,6 +74,13 @@ int main(void) {
       CHECK("table: forward vs reverse", tangent_from_table(k, x), gradient_from_table(k, x), TOL_MODES);
       CHECK("table: finite difference vs closed form", central_diff(table[k], x), want, TOL_FD);
     }
+  }
+  const double v[3] = {0.4, -1.5, 2.2};
+  for (int w = 0; w < 2; w++) {
+    double d[3] = {0};
+    shadows_of_either(w, v, d, 3);
+    for (int i = 0; i < 3; i++)
+      CHECK("chosen, result unused: reverse vs closed form", d[i], w ? 2 * v[i] : 3 * v[i] * v[i], TOL_EXACT);
   }
   if (check_failures) {
     printf("%d of %d checks failed\n", check_failures, check_count);
