@@ -170,18 +170,24 @@ fn join(found: Option<Elem>, e: Elem) -> Option<Elem> {
     }
 }
 
+/// A load's or store's address, the type it moves, and whether the value is
+/// only moved from one place to another (bits in whatever type).
+fn access(i: Value) -> Option<(Value, Type, bool)> {
+    match ir::opcode(i) {
+        LLVMOpcode::LLVMLoad => Some((ir::operand(i, 0), ir::type_of(i), only_moved(i))),
+        LLVMOpcode::LLVMStore => {
+            Some((ir::operand(i, 1), ir::type_of(ir::operand(i, 0)), is_moved_value(ir::operand(i, 0))))
+        }
+        _ => None,
+    }
+}
+
 /// The one type `f` loads and stores, stepping through the array at
 /// `start` as that type; `None` if it never does, or mixes types.
 fn accessed_as(f: Value, start: &ArrayStart) -> Option<Type> {
     let mut seen: Option<Type> = None;
     for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
-        let (ptr, t, moved) = match ir::opcode(i) {
-            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i), only_moved(i)),
-            LLVMOpcode::LLVMStore => {
-                (ir::operand(i, 1), ir::type_of(ir::operand(i, 0)), is_moved_value(ir::operand(i, 0)))
-            }
-            _ => continue,
-        };
+        let Some((ptr, t, moved)) = access(i) else { continue };
         let Some((s, step)) = array_step(ptr) else { continue };
         if !s.meets(start) {
             continue;
@@ -213,13 +219,7 @@ pub(crate) fn accessed_element(copy: Value) -> Option<Elem> {
     // Per place: the one type accessed there, or `None` once two are.
     let mut typed: std::collections::HashMap<(Value, u64), Option<Type>> = std::collections::HashMap::new();
     for i in ir::blocks(f).into_iter().flat_map(ir::instructions) {
-        let (ptr, t, moved) = match ir::opcode(i) {
-            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i), only_moved(i)),
-            LLVMOpcode::LLVMStore => {
-                (ir::operand(i, 1), ir::type_of(ir::operand(i, 0)), is_moved_value(ir::operand(i, 0)))
-            }
-            _ => continue,
-        };
+        let Some((ptr, t, moved)) = access(i) else { continue };
         if moved {
             continue;
         }
