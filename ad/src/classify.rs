@@ -371,8 +371,11 @@ fn classify_call(call: Value) -> Kind {
         if INACTIVE_INTRINSICS.iter().any(|p| name.starts_with(p)) {
             return Kind::Inactive;
         }
-        if !contains_float(ret) {
-            // Integer-valued intrinsics (`llvm.umin`, `llvm.lround`, ...) carry no derivative.
+        // Integer-valued intrinsics (`llvm.umin`, `llvm.lround`, ...) carry no
+        // derivative; ones returning nothing but given floats write them
+        // somewhere (`llvm.masked.store`, `llvm.masked.scatter`): not inactive.
+        let writes_floats = ir::is_void(ret) && arg_tys.iter().any(|t| contains_float(*t));
+        if !contains_float(ret) && !writes_floats {
             return Kind::Inactive;
         }
         if let Some(op) = name.strip_prefix("llvm.vector.reduce.") {

@@ -417,6 +417,19 @@ fn analyze_once(
                             "store of a floating-point vector or aggregate".into(),
                             "vector and struct floating-point values are not supported yet",
                         );
+                    } else if s == PtrStatus::Shadowed {
+                        // Pointers (or integers beside them) grouped in one value:
+                        // their shadows, or the bits of floats, would not follow.
+                        m.problem(
+                            i,
+                            format!(
+                                "store of `{}`, pointers or integers grouped in a vector or aggregate, into \
+                                 differentiated memory",
+                                ir::print_type(vt)
+                            ),
+                            "store the pointers one by one (their shadows are stored beside them); this is what \
+                             a vectoriser makes of copies of pointers, so building without vectorisation may help",
+                        );
                     }
                 }
                 Kind::Gep | Kind::PtrCast => {

@@ -538,6 +538,51 @@ define double @twoout(double %x) {
   ret double %r
 }
 "#;
+    // Two pointers stored as one vector (a vectoriser's copy of a struct of
+    // pointers) into memory with a shadow: their shadows would not follow.
+    let pointer_vector = r#"
+define double @f(ptr %x, ptr %out) {
+  %x1 = getelementptr double, ptr %x, i64 1
+  %v0 = insertelement <2 x ptr> poison, ptr %x1, i64 0
+  %v = insertelement <2 x ptr> %v0, ptr %x, i64 1
+  store <2 x ptr> %v, ptr %out
+  %r = load double, ptr %x
+  ret double %r
+}
+define void @grad(ptr %x, ptr %dx, ptr %out, ptr %dout) {
+  %d = load i32, ptr @enzyme_dup
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %d, ptr %x, ptr %dx, i32 %d, ptr %out, ptr %dout)
+  ret void
+}
+"#;
+    let d = diagnostics(pointer_vector);
+    assert!(
+        d.iter().any(|d| d.message.contains("store of `<2 x ptr>`, pointers or integers grouped")
+            && d.function.as_deref() == Some("f")),
+        "{d:?}"
+    );
+
+    // A masked store of floats (what a vectoriser makes of a conditional
+    // store) writes them: not taken for an inactive intrinsic.
+    let masked = r#"
+declare void @llvm.masked.store.v2f64.p0(<2 x double>, ptr, i32, <2 x i1>)
+define double @f(ptr %x, double %y) {
+  %m = fmul double %y, %y
+  %v0 = insertelement <2 x double> poison, double %m, i64 0
+  %v = insertelement <2 x double> %v0, double %y, i64 1
+  call void @llvm.masked.store.v2f64.p0(<2 x double> %v, ptr %x, i32 8, <2 x i1> <i1 true, i1 false>)
+  %r = load double, ptr %x
+  ret double %r
+}
+define double @grad(ptr %x, ptr %dx, double %y) {
+  %d = load i32, ptr @enzyme_dup
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %d, ptr %x, ptr %dx, double %y)
+  ret double %r
+}
+"#;
+    let d = diagnostics(masked);
+    assert!(d.iter().any(|d| d.message.contains("call to intrinsic `llvm.masked.store")), "{d:?}");
+
     let d = diagnostics(args);
     assert!(d.iter().any(|d| d.message.contains("missing an argument for parameter `y`")), "{d:?}");
     assert!(d.iter().any(|d| d.message.contains("more argument(s) than `f` takes")), "{d:?}");
