@@ -11,8 +11,8 @@
 //! library call does (its integer results taped where the reverse sweep
 //! needs them: it is not recomputed). Plain integer helpers are inlined and
 //! differentiated as before. A library function given and returning only
-//! integers (`rand`, `getpid`) runs as it is too, unless the module exports
-//! a global with a shadow that the library could write.
+//! integers (`rand`, `getpid`) runs as it is too, where no global of the
+//! module has a shadow (the library could write one it was told of).
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,30 +29,51 @@ pub(crate) const INERT: &str = "enzyme_rs.inert_call";
 /// (and then the call is differentiated as any other).
 const SEARCH_LIMIT: usize = 20_000;
 
+/// What is known so far: answers per callee, and what each function's own
+/// body does (read once, whatever callee's search reaches it).
+#[derive(Default)]
+pub(crate) struct Memo {
+    answers: HashMap<Value, bool>,
+    bodies: HashMap<Value, Body>,
+}
+
+/// What one function's own instructions do.
+struct Body {
+    /// External calls, thread-locals, atomics, calls through pointers.
+    outside: bool,
+    /// A call through a pointer.
+    indirect: bool,
+    /// A global with a shadow named.
+    shadowed: bool,
+    /// Module functions it calls or takes the address of.
+    reaches: Vec<Value>,
+}
+
 /// Whether `call` of the module function `callee` runs as it is (see the
-/// module doc). `memo` keeps the answer per callee.
-pub(crate) fn runs_inertly(call: Value, callee: Value, memo: &mut HashMap<Value, bool>) -> bool {
+/// module doc).
+pub(crate) fn runs_inertly(call: Value, callee: Value, memo: &mut Memo) -> bool {
     if !hands_over_only_integers(call) {
         return false;
     }
-    *memo.entry(callee).or_insert_with(|| {
-        if !ir::is_declaration(callee) {
-            return reaches_outside_without_shadowed_globals(callee);
-        }
-        // Code outside the module (`rand`, `getpid`, `clock`) reaches no
-        // global of the module's but those it exports.
+    if let Some(a) = memo.answers.get(&callee) {
+        return *a;
+    }
+    let answer = if ir::is_declaration(callee) {
+        // Code outside the module (`rand`, `getpid`, `clock`) may write the
+        // module's globals it is told of (exported ones, or through callbacks
+        // handed to it earlier): only where no global has a shadow.
         let name = ir::name(callee);
         // MPI's calls order processes (a barrier's reverse is a barrier).
         let mpi = crate::classify::is_c_mpi(&name) || crate::classify::is_fortran_mpi(&name);
         !name.starts_with("llvm.")
             && !mpi
             && !crate::registry::is_enzyme_api_name(&name)
-            && !module_globals(callee).into_iter().any(|g| {
-                crate::memory::shadowable_global(g)
-                    && unsafe { LLVMGetLinkage(g) } != llvm_sys::LLVMLinkage::LLVMInternalLinkage
-                    && unsafe { LLVMGetLinkage(g) } != llvm_sys::LLVMLinkage::LLVMPrivateLinkage
-            })
-    })
+            && !module_has_shadowed_global(callee)
+    } else {
+        reaches_outside_without_shadowed_globals(callee, &mut memo.bodies)
+    };
+    memo.answers.insert(callee, answer);
+    answer
 }
 
 /// No argument or result holds a float or a pointer.
@@ -79,44 +100,23 @@ fn holds_pointer(t: ir::Type) -> bool {
 /// Whether `f`, or a function it calls, reaches outside plain code, while no
 /// function it may call names a global that has a shadow (whose derivative
 /// a store there would change).
-fn reaches_outside_without_shadowed_globals(f: Value) -> bool {
-    let mut outside = false;
-    let mut indirect = false;
+fn reaches_outside_without_shadowed_globals(f: Value, bodies: &mut HashMap<Value, Body>) -> bool {
+    let (mut outside, mut indirect) = (false, false);
     let mut seen: HashSet<Value> = HashSet::from([f]);
     let mut work = vec![f];
     while let Some(g) = work.pop() {
         if seen.len() > SEARCH_LIMIT {
             return false;
         }
-        for i in ir::blocks(g).into_iter().flat_map(ir::instructions) {
-            match ir::opcode(i) {
-                LLVMOpcode::LLVMAtomicCmpXchg | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMFence => outside = true,
-                LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMStore if ir::is_atomic(i) => outside = true,
-                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => {
-                    match ir::called_function(i) {
-                        Some(c) if ir::is_declaration(c) => {
-                            let name = ir::name(c);
-                            if !name.starts_with("llvm.") || name.starts_with("llvm.threadlocal.address") {
-                                outside = true;
-                            }
-                        }
-                        Some(c) => {
-                            if seen.insert(c) {
-                                work.push(c);
-                            }
-                        }
-                        None => {
-                            outside = true;
-                            indirect = true;
-                        }
-                    }
-                }
-                _ => {}
-            }
-            for k in 0..ir::operand_count(i) {
-                if names_shadowed_global(ir::operand(i, k)) {
-                    return false;
-                }
+        let body = bodies.entry(g).or_insert_with(|| body_of(g));
+        if body.shadowed {
+            return false;
+        }
+        outside |= body.outside;
+        indirect |= body.indirect;
+        for c in &body.reaches {
+            if seen.insert(*c) {
+                work.push(*c);
             }
         }
     }
@@ -126,6 +126,43 @@ fn reaches_outside_without_shadowed_globals(f: Value) -> bool {
         return false;
     }
     outside
+}
+
+fn body_of(g: Value) -> Body {
+    let mut b = Body { outside: false, indirect: false, shadowed: false, reaches: Vec::new() };
+    for i in ir::blocks(g).into_iter().flat_map(ir::instructions) {
+        match ir::opcode(i) {
+            LLVMOpcode::LLVMAtomicCmpXchg | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMFence => b.outside = true,
+            LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMStore if ir::is_atomic(i) => b.outside = true,
+            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => match ir::called_function(i) {
+                Some(c) if ir::is_declaration(c) => {
+                    let name = ir::name(c);
+                    if !name.starts_with("llvm.") || name.starts_with("llvm.threadlocal.address") {
+                        b.outside = true;
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    b.outside = true;
+                    b.indirect = true;
+                }
+            },
+            _ => {}
+        }
+        for k in 0..ir::operand_count(i) {
+            let o = ir::operand(i, k);
+            if names_shadowed_global(o) {
+                b.shadowed = true;
+            }
+            // Called, or its address handed on (a callback): it may run.
+            if let Some(c) = ir::strip_to_function(o).filter(|c| !ir::is_declaration(*c)) {
+                if !b.reaches.contains(&c) {
+                    b.reaches.push(c);
+                }
+            }
+        }
+    }
+    b
 }
 
 /// A global with a shadow, or constant address arithmetic on one.
@@ -161,7 +198,7 @@ mod tests {
     /// Whether each call of `@f` (in order) runs as it is.
     fn inert(ir: &str) -> Vec<bool> {
         with_function(ir, |f| {
-            let mut memo = HashMap::new();
+            let mut memo = Memo::default();
             calls(f).into_iter().map(|c| runs_inertly(c, ir::called_function(c).unwrap(), &mut memo)).collect()
         })
     }
@@ -198,6 +235,15 @@ define i64 @by_pointer(ptr %p) {
   %q = call i64 @getpid()
   ret i64 %q
 }
+declare void @register(ptr)
+define void @writer() {
+  store double 1.0, ptr @state
+  ret void
+}
+define i64 @hands_on_a_writer(i64 %k) {
+  call void @register(ptr @writer)
+  ret i64 %k
+}
 define double @floaty(i64 %k) {
   %q = call i64 @getpid()
   %d = sitofp i64 %q to double
@@ -216,22 +262,24 @@ define i64 @f(ptr %x) {{
   %d = call i64 @resets(i64 4)
   %e = call i64 @by_pointer(ptr %x)
   %g = call double @floaty(i64 5)
+  %h = call i64 @hands_on_a_writer(i64 6)
   ret i64 %a
 }}"
         );
         // Atomics and (through another function) the system: inert. Plain
-        // arithmetic: inlined as before. A global with a shadow written, a
-        // pointer or a float handed over: differentiated.
-        assert_eq!(inert(&ir), [true, true, false, false, false, false]);
+        // arithmetic: inlined as before. A global with a shadow written
+        // (also by a function whose address is handed on), a pointer or a
+        // float handed over: differentiated.
+        assert_eq!(inert(&ir), [true, true, false, false, false, false, false]);
     }
 
     #[test]
-    fn library_functions_of_integers_run_as_they_are_unless_a_shadowed_global_is_exported() {
-        let exported = "@g = global double 0.0\ndeclare i64 @getpid()\ndeclare i32 @MPI_Barrier(i32)\n\
+    fn library_functions_of_integers_run_as_they_are_unless_a_global_has_a_shadow() {
+        let shadowed = "@g = internal global double 0.0\ndeclare i64 @getpid()\ndeclare i32 @MPI_Barrier(i32)\n\
                         define i64 @f() {\n  %a = call i64 @getpid()\n  %b = call i32 @MPI_Barrier(i32 0)\n  ret i64 %a\n}";
-        assert_eq!(inert(exported), [false, false]);
-        let internal = exported.replace("@g = global", "@g = internal global");
+        assert_eq!(inert(shadowed), [false, false]);
+        let integers = shadowed.replace("@g = internal global double 0.0", "@g = internal global i64 0");
         // MPI orders processes: never run as it is.
-        assert_eq!(inert(&internal), [true, false]);
+        assert_eq!(inert(&integers), [true, false]);
     }
 }

@@ -34,7 +34,7 @@ pub(crate) struct Prep {
     special: HashMap<(Value, Vec<Option<Value>>), Value>,
     original_of: HashMap<Value, Value>,
     /// Callees whose calls run as they are (see `inert_calls`), per callee.
-    inert: HashMap<Value, bool>,
+    inert: crate::inert_calls::Memo,
 }
 
 impl Prep {
