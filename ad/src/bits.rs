@@ -216,12 +216,44 @@ fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
         if ir::opcode(i) == LLVMStore && crate::layout::is_int_constant(ir::operand(i, 0)) {
             continue;
         }
-        if t != float && t != lane {
+        // Other copies of the same memory through integers (a vectorised
+        // loop's vector and scalar parts): moved bits, no evidence either way.
+        if moves_float_sized_bits(i, float) {
+            continue;
+        }
+        // The float itself, its lanes' type, or a vector of those (read a few at a time).
+        if t != float && ir::scalar_of(t) != lane {
             return false;
         }
         any = true;
     }
     any
+}
+
+/// Whether load or store `i` only moves integers whose lanes are as wide as
+/// `float`'s lanes (a scalar or a vector): a load used only by shuffles and
+/// stores, or a store of a load or shuffle. Beside a web, such moves are
+/// other copies of the same memory (a vectorised loop's vector and scalar
+/// parts); they say nothing of what it holds.
+fn moves_float_sized_bits(i: Value, float: ir::Type) -> bool {
+    let v = if ir::opcode(i) == LLVMLoad { i } else { ir::operand(i, 0) };
+    let Some((lane, _)) = ir::int_lanes(ir::type_of(v)) else { return false };
+    let float_lane = ir::scalar_of(float);
+    let Some(dl) = data_layout(i) else { return false };
+    if u64::from(ir::int_width(lane)) != unsafe { llvm_sys::target::LLVMSizeOfTypeInBits(dl, float_lane) } {
+        return false;
+    }
+    if ir::opcode(i) == LLVMLoad {
+        let users = ir::users(i);
+        !users.is_empty()
+            && users.iter().all(|u| match ir::opcode(*u) {
+                LLVMShuffleVector => true,
+                LLVMStore => ir::operand(*u, 0) == i,
+                _ => false,
+            })
+    } else {
+        ir::is_instruction(v) && matches!(ir::opcode(v), LLVMLoad | LLVMShuffleVector)
+    }
 }
 
 /// Whether a type is `float`, or arrays/structs of nothing else.

@@ -231,12 +231,30 @@ struct Expansion {
     outs: Vec<Tokens>,
     out_tys: Vec<Tokens>,
     unsafe_fn: bool,
+    /// Type hints the shim gives the engine before the primal call: what a
+    /// slice or reference of floats points to (`__enzyme_double(p)`), so
+    /// copies out of it (`to_vec`) are typed.
+    hints: Vec<Tokens>,
 }
 
 impl Expansion {
     fn arg(&mut self, value: Tokens, ty: Tokens) {
         self.call_args.push(value);
         self.call_tys.push(ty);
+    }
+
+    /// The memory at shim parameter `arg` holds `elem` (a float, or an array
+    /// of floats): say so to the engine. Other types (generic ones too) say
+    /// nothing.
+    fn hint(&mut self, arg: &Ident, elem: &Tokens) {
+        let t = elem.to_string().replace(' ', "");
+        let scalar = t.strip_prefix('[').and_then(|r| r.split(';').next()).unwrap_or(&t);
+        let hint = match scalar {
+            "f64" => quote!(__enzyme_double),
+            "f32" => quote!(__enzyme_float),
+            _ => return,
+        };
+        self.hints.push(quote!(unsafe { #hint(#arg as *const ::core::ffi::c_void); }));
     }
 
     fn marker(&mut self, name: &str) {
@@ -479,8 +497,12 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
     let callee = if method { quote!(Self::#fname #turbofish) } else { quote!(#fname #turbofish) };
     let rebuilt = &x.rebuilt;
     let primal_call = quote!(#callee(#(#rebuilt),*));
-    let shim_body =
-        if ret_ty.is_some() { quote!(unsafe { __out.write(#primal_call) }) } else { quote!({ #primal_call; }) };
+    let hints = &x.hints;
+    let shim_body = if ret_ty.is_some() {
+        quote!({ #(#hints)* unsafe { __out.write(#primal_call) } })
+    } else {
+        quote!({ #(#hints)* #primal_call; })
+    };
     let (shim_params, shim_tys) = (&x.shim_params, &x.shim_tys);
 
     let entry = match mode {
@@ -558,6 +580,8 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                 static enzyme_width: ::core::ffi::c_int;
                 #[link_name = #entry]
                 fn __enzyme_entry();
+                fn __enzyme_double(p: *const ::core::ffi::c_void, ...);
+                fn __enzyme_float(p: *const ::core::ffi::c_void, ...);
             }
             let __shim: fn(#(#shim_tys),*) = |#(#shim_params),*| #shim_body;
             #(#before)*
@@ -644,6 +668,7 @@ fn lower_param(mode: Mode, width: usize, p: &Param, x: &mut Expansion) {
                 x.unsafe_fn = true;
             }
             let ptr_ty = if *mutable { quote!(*mut #inner) } else { quote!(*const #inner) };
+            x.hint(&arg, &inner);
             x.shim_params.push(quote!(#arg: #ptr_ty));
             x.shim_tys.push(ptr_ty.clone());
             x.rebuilt.push(match (raw, *mutable) {
@@ -680,6 +705,7 @@ fn lower_param(mode: Mode, width: usize, p: &Param, x: &mut Expansion) {
         Shape::Slice { mutable, elem } => {
             let ptr_ty = if *mutable { quote!(*mut #elem) } else { quote!(*const #elem) };
             let len = format_ident!("{}_len", arg);
+            x.hint(&arg, &quote!(#elem));
             x.shim_params.push(quote!(#arg: #ptr_ty));
             x.shim_params.push(quote!(#len: usize));
             x.shim_tys.push(ptr_ty.clone());

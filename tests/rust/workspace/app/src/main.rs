@@ -11,6 +11,7 @@ mod libm_crate;
 mod nested;
 mod parity;
 mod rules;
+mod slices;
 mod widths;
 
 #[autodiff_reverse(d_wave, Active, Active)]
@@ -151,6 +152,7 @@ fn main() {
     parity::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     libm_crate::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     inert_calls::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    slices::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
