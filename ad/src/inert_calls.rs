@@ -20,7 +20,7 @@ use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 
 use crate::ir::{self, Value};
-use crate::kind::contains_float;
+use crate::kind::{contains_float, contains_scalar};
 
 /// The flag preprocessing puts on an inert call (see [`runs_inertly`]).
 pub(crate) const INERT: &str = "enzyme_rs.inert_call";
@@ -78,23 +78,8 @@ pub(crate) fn runs_inertly(call: Value, callee: Value, memo: &mut Memo) -> bool 
 
 /// No argument or result holds a float or a pointer.
 fn hands_over_only_integers(call: Value) -> bool {
-    let opaque = |t| contains_float(t) || holds_pointer(t);
+    let opaque = |t| contains_float(t) || contains_scalar(t, &ir::is_pointer);
     !opaque(ir::type_of(call)) && (0..ir::call_arg_count(call)).all(|k| !opaque(ir::type_of(ir::operand(call, k))))
-}
-
-fn holds_pointer(t: ir::Type) -> bool {
-    use llvm_sys::LLVMTypeKind::*;
-    unsafe {
-        match LLVMGetTypeKind(t) {
-            LLVMPointerTypeKind => true,
-            LLVMVectorTypeKind | LLVMScalableVectorTypeKind | LLVMArrayTypeKind => holds_pointer(LLVMGetElementType(t)),
-            LLVMStructTypeKind => {
-                let n = LLVMCountStructElementTypes(t);
-                (0..n).any(|k| holds_pointer(LLVMStructGetTypeAtIndex(t, k)))
-            }
-            _ => false,
-        }
-    }
 }
 
 /// Whether `f`, or a function it calls, reaches outside plain code, while no
@@ -165,7 +150,9 @@ fn body_of(g: Value) -> Body {
     b
 }
 
-/// A global with a shadow, or constant address arithmetic on one.
+/// A global with a shadow, or any constant expression on one: not only
+/// address arithmetic (`ir::constant_root`), since a body not validated may
+/// turn `ptrtoint @g` back into an address.
 fn names_shadowed_global(v: Value) -> bool {
     unsafe {
         let mut p = v;
@@ -183,11 +170,7 @@ fn names_shadowed_global(v: Value) -> bool {
 }
 
 fn module_has_shadowed_global(f: Value) -> bool {
-    module_globals(f).into_iter().any(crate::memory::shadowable_global)
-}
-
-fn module_globals(f: Value) -> Vec<Value> {
-    ir::globals(unsafe { LLVMGetGlobalParent(f) })
+    ir::globals(unsafe { LLVMGetGlobalParent(f) }).into_iter().any(crate::memory::shadowable_global)
 }
 
 #[cfg(test)]

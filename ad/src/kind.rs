@@ -103,18 +103,24 @@ pub(crate) struct Allocator {
 
 /// Whether a type is, or contains, a floating-point type.
 pub(crate) fn contains_float(t: Type) -> bool {
+    contains_scalar(t, &ir::is_float)
+}
+
+/// Whether a type is, or has among its vector lanes, array elements or
+/// struct fields (nested), a scalar `is` says yes to.
+pub(crate) fn contains_scalar(t: Type, is: &dyn Fn(Type) -> bool) -> bool {
     use LLVMTypeKind::*;
-    if ir::is_float(t) {
+    if is(t) {
         return true;
     }
     unsafe {
         match ir::kind(t) {
             LLVMVectorTypeKind | LLVMScalableVectorTypeKind | LLVMArrayTypeKind => {
-                contains_float(LLVMGetElementType(t))
+                contains_scalar(LLVMGetElementType(t), is)
             }
             LLVMStructTypeKind => {
                 let n = LLVMCountStructElementTypes(t);
-                (0..n).any(|i| contains_float(LLVMStructGetTypeAtIndex(t, i)))
+                (0..n).any(|i| contains_scalar(LLVMStructGetTypeAtIndex(t, i), is))
             }
             _ => false,
         }
