@@ -77,6 +77,15 @@ pub(crate) struct Reverse<'g> {
     pub(super) tape_fields: HashMap<Value, (usize, u64)>,
     /// Instance numbers already loaded in a reverse block.
     pub(super) loaded_instance: HashMap<(Block, usize), Value>,
+    /// The address of the record of loop `l`'s tape that a block reads
+    /// (reverse sweep) or writes (forward sweep), computed once per block:
+    /// a function of thousands of statements tapes thousands of values per
+    /// record, and one address each would be most of the code handed to the
+    /// post-AD pipeline.
+    pub(super) records: HashMap<(Block, usize), Value>,
+    /// Forward blocks found large enough to write taped values where they
+    /// are computed, counted once each.
+    pub(super) large_blocks: HashMap<Block, bool>,
     /// While a stored value is computed again for a load (see
     /// `stored_values`): what it is, and the reading loop's counter now.
     pub(super) forwarding: Option<(crate::stored_values::Forwarding, Value)>,
@@ -209,6 +218,8 @@ impl<'g> Reverse<'g> {
             loop_tapes: HashMap::new(),
             tape_fields: HashMap::new(),
             loaded_instance: HashMap::new(),
+            records: HashMap::new(),
+            large_blocks: HashMap::new(),
             forwarding: None,
             inputs_unchanged: false,
             unwritten_arguments: Default::default(),

@@ -272,9 +272,17 @@ impl<'g> Reverse<'g> {
                     Some((_, o)) => *o,
                     None => self.tape_value(n, l),
                 };
-                let id = self.rev_instance_here(l);
-                let tape = self.loop_tapes[&l];
-                let p = tape.field(self.e.ctx, self.e.b, id, offset);
+                let here = self.e.current_block();
+                let record = match self.records.get(&(here, l)) {
+                    Some(r) => *r,
+                    None => {
+                        let id = self.rev_instance_here(l);
+                        let r = self.loop_tapes[&l].record(self.e.ctx, self.e.b, id);
+                        self.records.insert((here, l), r);
+                        r
+                    }
+                };
+                let p = field(self.e.ctx, self.e.b, record, offset);
                 let x = self.e.load(t, p);
                 self.tape_accesses.push(x);
                 unsafe { LLVMSetAlignment(x, tape_alignment(self.g.module(), t)) };
@@ -371,10 +379,29 @@ impl<'g> Reverse<'g> {
         let offset = tape.place(size, align);
         self.loop_tapes.insert(l, tape);
         unsafe {
-            // Written at the end of its block, in the record of this instance.
+            // Written into the record of this instance at the end of its
+            // block, or in a large block right where it is computed (a phi:
+            // at the end still), so it need not stay in a register until the
+            // block ends: thousands of statements would keep thousands of
+            // values alive at once. (Not everywhere: the SLP vectoriser takes
+            // several times longer over writes spread through a block.)
+            let block = ir::parent_block(n);
+            let large = *self.large_blocks.entry(block).or_insert_with(|| ir::instructions(block).len() > LARGE_BLOCK);
+            let record = match self.records.get(&(block, l)) {
+                Some(r) => *r,
+                None => {
+                    let r = self.record_address(block, l, &tape);
+                    self.records.insert((block, l), r);
+                    r
+                }
+            };
             let tmp = LLVMCreateBuilderInContext(self.e.ctx);
-            LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
-            let p = tape.field(self.e.ctx, tmp, self.instance[&l], offset);
+            if !large || ir::opcode(n) == llvm_sys::LLVMOpcode::LLVMPHI || LLVMIsATerminatorInst(n) == n {
+                LLVMPositionBuilderBefore(tmp, ir::terminator(block));
+            } else {
+                LLVMPositionBuilderBefore(tmp, LLVMGetNextInstruction(n));
+            }
+            let p = field(self.e.ctx, tmp, record, offset);
             let s = LLVMBuildStore(tmp, n, p);
             LLVMSetAlignment(s, tape_alignment(self.g.module(), t));
             self.tape_accesses.push(s);
@@ -382,6 +409,30 @@ impl<'g> Reverse<'g> {
         }
         self.tape_fields.insert(n, (l, offset));
         offset
+    }
+
+    /// The address of this instance's record of loop `l`'s tape, for the
+    /// writes of forward block `block`: computed before any value the block
+    /// tapes that is not a phi (at the top of the block; in the loop's header,
+    /// after the instance is numbered and the tape grown for it).
+    fn record_address(&self, block: Block, l: usize, tape: &LoopTape) -> Value {
+        let id = self.instance[&l];
+        unsafe {
+            let at = if ir::parent_block(id) == block {
+                LLVMGetNextInstruction(tape.grown_at.unwrap_or(id))
+            } else {
+                let mut i = LLVMGetFirstInstruction(block);
+                while matches!(ir::opcode(i), llvm_sys::LLVMOpcode::LLVMPHI | llvm_sys::LLVMOpcode::LLVMLandingPad) {
+                    i = LLVMGetNextInstruction(i);
+                }
+                i
+            };
+            let tmp = LLVMCreateBuilderInContext(self.e.ctx);
+            LLVMPositionBuilderBefore(tmp, at);
+            let r = tape.record(self.e.ctx, tmp, id);
+            LLVMDisposeBuilder(tmp);
+            r
+        }
     }
 
     /// The tape of loop `l`: one buffer of records, one per instance of the
@@ -413,7 +464,7 @@ impl<'g> Reverse<'g> {
             } else {
                 None
             };
-            let tape = LoopTape { buf, cap, stride, hint, fixed, size: 0, align: 1, hole: (0, 0) };
+            let mut tape = LoopTape { buf, cap, stride, hint, fixed, size: 0, align: 1, hole: (0, 0), grown_at: None };
             self.loop_tapes.insert(l, tape);
             if fixed.is_some() {
                 return tape;
@@ -435,8 +486,9 @@ impl<'g> Reverse<'g> {
             let need = LLVMBuildAdd(tmp, id, LLVMConstInt(i64t, 1, 0), EMPTY);
             let stride = LLVMBuildLoad2(tmp, i64t, tape.stride, EMPTY);
             let mut args = [buf, cap, need, stride, hint];
-            LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 5, EMPTY);
+            tape.grown_at = Some(LLVMBuildCall2(tmp, ir::function_type(grow), grow, args.as_mut_ptr(), 5, EMPTY));
             LLVMDisposeBuilder(tmp);
+            self.loop_tapes.insert(l, tape);
             tape
         }
     }
@@ -541,7 +593,16 @@ pub(super) struct LoopTape {
     align: u64,
     /// Padding left between fields (offset, bytes), for a later small field.
     hole: (u64, u64),
+    /// The call growing the tape in the loop's header (none for a tape made
+    /// whole at the start).
+    grown_at: Option<Value>,
 }
+
+/// A forward block of more instructions than this writes each taped value
+/// where it is computed (see `tape_value`). Its derivative is past the size
+/// at which the driver holds the SLP vectoriser back (about six times the
+/// block), so the vectoriser never meets the spread writes.
+const LARGE_BLOCK: usize = 700;
 
 /// A tape of a bounded loop whose whole buffer takes at most this many
 /// bytes lives on the stack.
@@ -576,17 +637,25 @@ impl LoopTape {
         }
     }
 
-    /// The address of the field at `offset` of record `id`.
-    fn field(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value, offset: u64) -> Value {
+    /// The address of record `id`.
+    fn record(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value) -> Value {
         unsafe {
-            let i64t = LLVMInt64TypeInContext(ctx);
             let buf = LLVMBuildLoad2(b, LLVMPointerTypeInContext(ctx, 0), self.buf, EMPTY);
-            let stride = LLVMBuildLoad2(b, i64t, self.stride, EMPTY);
-            let start = LLVMBuildMul(b, id, stride, EMPTY);
-            let at = LLVMBuildAdd(b, start, LLVMConstInt(i64t, offset, 0), EMPTY);
-            let mut idx = [at];
+            let stride = LLVMBuildLoad2(b, LLVMInt64TypeInContext(ctx), self.stride, EMPTY);
+            let mut idx = [LLVMBuildMul(b, id, stride, EMPTY)];
             LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), buf, idx.as_mut_ptr(), 1, EMPTY)
         }
+    }
+}
+
+/// The address of the field at `offset` of a record.
+fn field(ctx: LLVMContextRef, b: LLVMBuilderRef, record: Value, offset: u64) -> Value {
+    if offset == 0 {
+        return record;
+    }
+    unsafe {
+        let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0)];
+        LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), record, idx.as_mut_ptr(), 1, EMPTY)
     }
 }
 
