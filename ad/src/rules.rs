@@ -39,7 +39,9 @@ pub static RULES: &[Rule] = &[
     rule!(["fadd"], "x y", ["1", "1"]),
     rule!(["fsub"], "x y", ["1", "-1"]),
     rule!(["fmul"], "x y", ["y", "x"]),
-    rule!(["fdiv"], "x y", ["1 / y", "-result / y"]),
+    // One division: the second partial reuses the first (`1 / y` is emitted
+    // once), as a division costs several multiplications.
+    rule!(["fdiv"], "x y", ["1 / y", "-result * (1 / y)"]),
     rule!(["frem"], "x y", ["1", "-trunc(x / y)"]),
     rule!(["fneg"], "x", ["-1"]),
     // Intrinsics and libm.
