@@ -162,8 +162,23 @@ fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
             .filter(|m| ir::opcode(**m) == LLVMLoad)
             .map(|m| ir::operand(*m, 0))
             .chain(web.stores.iter().map(|s| ir::operand(*s, 1)))
-            .any(|p| memory_holds(p, float, &web));
+            .any(|p| memory_holds(p, float, &web) || read_or_written_as(p, float, &web));
     typed.then_some(web)
+}
+
+/// Whether the function loads or stores `float` itself (outside the web) at
+/// the very address `p`: the place holds a `float` there, whatever else the
+/// memory `p` points into may hold. (A vectorised `reverse` swaps the two
+/// ends of a slice as `<2 x double>` one way and `<2 x i64>` the other.)
+fn read_or_written_as(p: Value, float: ir::Type, web: &Web) -> bool {
+    ir::users(p).into_iter().any(|u| {
+        let t = match ir::opcode(u) {
+            LLVMLoad => ir::type_of(u),
+            LLVMStore if ir::operand(u, 1) == p => ir::type_of(ir::operand(u, 0)),
+            _ => return false,
+        };
+        t == float && !web.members.contains(&u) && !web.stores.contains(&u)
+    })
 }
 
 /// Whether integer (vector) type `t` has the size of `float` (`bits`), lane

@@ -867,3 +867,62 @@ exit:
         }
     });
 }
+
+#[test]
+fn lane_swap_through_integer_vectors_beside_a_call() {
+    // A vectorised `reverse` of four doubles: the front read as <2 x double>
+    // and written with the back's bits as <2 x i64>, the back written with
+    // the front as <2 x double>; the same memory is handed to a call (the
+    // function's own recursion, as in a sort), so the function's other
+    // accesses say nothing of what it holds: the places the integers are
+    // loaded from and stored to are themselves read or written as doubles.
+    // Three reversals: obj(a) = Σ (k + 1)·a[3 - k].
+    let ir = r#"
+define void @swap(ptr %a, i32 %d) {
+entry:
+  %more = icmp sgt i32 %d, 0
+  br i1 %more, label %deeper, label %here
+deeper:
+  %d1 = sub i32 %d, 1
+  call void @swap(ptr %a, i32 %d1)
+  br label %here
+here:
+  %back = getelementptr i8, ptr %a, i64 16
+  %f = load <2 x double>, ptr %a
+  %b = load <2 x i64>, ptr %back
+  %bs = shufflevector <2 x i64> %b, <2 x i64> poison, <2 x i32> <i32 1, i32 0>
+  store <2 x i64> %bs, ptr %a
+  %fs = shufflevector <2 x double> %f, <2 x double> poison, <2 x i32> <i32 1, i32 0>
+  store <2 x double> %fs, ptr %back
+  ret void
+}
+define double @obj(ptr %a) {
+  call void @swap(ptr %a, i32 2)
+  %v = load <4 x double>, ptr %a
+  %w = fmul <4 x double> %v, <double 1.0, double 2.0, double 3.0, double 4.0>
+  %e0 = extractelement <4 x double> %w, i64 0
+  %e1 = extractelement <4 x double> %w, i64 1
+  %e2 = extractelement <4 x double> %w, i64 2
+  %e3 = extractelement <4 x double> %w, i64 3
+  %s0 = fadd double %e0, %e1
+  %s1 = fadd double %e2, %e3
+  %s = fadd double %s0, %s1
+  ret double %s
+}
+define void @grad(ptr %a, ptr %da) {
+  call double (ptr, ...) @__enzyme_autodiff(ptr @obj, ptr @enzyme_dup, ptr %a, ptr %da)
+  ret void
+}
+"#;
+    with_jit(ir, |ee| unsafe {
+        type G = unsafe extern "C" fn(*mut f64, *mut f64);
+        let grad = ee.get_function::<G>("grad").unwrap();
+        let mut a = [0.5, -1.0, 2.0, 3.0];
+        let mut da = [0.0; 4];
+        grad.call(a.as_mut_ptr(), da.as_mut_ptr());
+        for (got, want) in da.iter().zip([4.0, 3.0, 2.0, 1.0]) {
+            assert_close(*got, want, 1e-15);
+        }
+        assert_eq!(a, [3.0, 2.0, -1.0, 0.5]);
+    });
+}
