@@ -213,11 +213,15 @@ fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
             LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
             LLVMCall | LLVMInvoke => {
                 // A call may store anything through the pointer (but `free` and intrinsics do not).
-                let harmless = ir::called_function(i).is_some_and(|c| {
+                let callee = ir::called_function(i);
+                let harmless = callee.is_some_and(|c| {
                     matches!(ir::name(c).as_str(), "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm")
                         || ir::name(c).starts_with("llvm.")
                 });
-                if !harmless && (0..ir::call_arg_count(i)).any(|k| root_of(ir::operand(i, k)) == root) {
+                if !harmless
+                    && (0..ir::call_arg_count(i))
+                        .any(|k| root_of(ir::operand(i, k)) == root && !neutral_argument(i, k, callee, f, root))
+                {
                     return false;
                 }
                 continue;
@@ -287,14 +291,55 @@ fn only_of(t: ir::Type, float: ir::Type) -> bool {
     }
 }
 
-/// The base a pointer is computed from, through address arithmetic.
-fn root_of(mut p: Value) -> Value {
+/// Whether argument `k` of call `i` (based at `root`) says nothing against
+/// what [`memory_holds`] concludes of `root`'s memory: the callee only reads
+/// through it (`readonly`), or the callee is `f` itself and `root` is `f`'s
+/// parameter `k` (a recursion into a part of the same memory, which makes
+/// the same accesses as the ones being judged: a sort's quicksort).
+fn neutral_argument(i: Value, k: u32, callee: Option<Value>, f: Value, root: Value) -> bool {
+    if reads_only(i, k, callee) {
+        return true;
+    }
+    callee == Some(f) && ir::is_argument(root) && unsafe { LLVMGetParam(f, k) } == root
+}
+
+/// Whether call `i` only reads through its argument `k` (`readonly` on the
+/// call or on the callee's parameter).
+fn reads_only(i: Value, k: u32, callee: Option<Value>) -> bool {
+    let kind = unsafe { LLVMGetEnumAttributeKindForName(c"readonly".as_ptr(), 8) };
     unsafe {
+        !LLVMGetCallSiteEnumAttribute(i, k + 1, kind).is_null()
+            || callee.is_some_and(|c| k < LLVMCountParams(c) && !LLVMGetEnumAttributeAtIndex(c, k + 1, kind).is_null())
+    }
+}
+
+/// The base a pointer is computed from, through address arithmetic, and
+/// through a loop's phi that starts at a base and steps from itself (a
+/// sub-slice taken in each iteration).
+fn root_of(p: Value) -> Value {
+    let strip = |mut p: Value| unsafe {
         while !LLVMIsAGetElementPtrInst(p).is_null() {
             p = LLVMGetOperand(p, 0);
         }
+        p
+    };
+    let p = strip(p);
+    if !ir::is_instruction(p) || ir::opcode(p) != LLVMPHI {
+        return p;
     }
-    p
+    let mut start = None;
+    for (x, _) in ir::incoming(p) {
+        let x = strip(x);
+        if x == p {
+            continue;
+        }
+        match start {
+            None => start = Some(x),
+            Some(s) if s == x => {}
+            Some(_) => return p,
+        }
+    }
+    start.map_or(p, strip)
 }
 
 fn retype(web: &Web, float: ir::Type) {

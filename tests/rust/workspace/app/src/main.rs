@@ -12,6 +12,7 @@ mod nested;
 mod parity;
 mod rules;
 mod slices;
+mod sorting;
 mod widths;
 
 #[autodiff_reverse(d_wave, Active, Active)]
@@ -153,6 +154,7 @@ fn main() {
     libm_crate::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     inert_calls::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     slices::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    sorting::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
