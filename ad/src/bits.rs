@@ -314,8 +314,11 @@ fn reads_only(i: Value, k: u32, callee: Option<Value>) -> bool {
 }
 
 /// The base a pointer is computed from, through address arithmetic, and
-/// through a loop's phi that starts at a base and steps from itself (a
-/// sub-slice taken in each iteration).
+/// through the phis of loops that start at one base and step from
+/// themselves (a sub-slice taken in each iteration of nested loops): the one
+/// value, neither a phi nor address arithmetic, that the web of phis and
+/// address arithmetic behind `p` starts from; `p` itself when there are
+/// several.
 fn root_of(p: Value) -> Value {
     let strip = |mut p: Value| unsafe {
         while !LLVMIsAGetElementPtrInst(p).is_null() {
@@ -324,22 +327,32 @@ fn root_of(p: Value) -> Value {
         p
     };
     let p = strip(p);
-    if !ir::is_instruction(p) || ir::opcode(p) != LLVMPHI {
+    let is_phi = |v: Value| ir::is_instruction(v) && ir::opcode(v) == LLVMPHI;
+    if !is_phi(p) {
         return p;
     }
+    let mut seen: HashSet<Value> = HashSet::new();
+    let mut work = vec![p];
     let mut start = None;
-    for (x, _) in ir::incoming(p) {
-        let x = strip(x);
-        if x == p {
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
             continue;
         }
-        match start {
-            None => start = Some(x),
-            Some(s) if s == x => {}
-            Some(_) => return p,
+        if seen.len() > 64 {
+            return p;
+        }
+        for (x, _) in ir::incoming(v) {
+            let x = strip(x);
+            if is_phi(x) {
+                work.push(x);
+            } else if start.is_some_and(|s| s != x) {
+                return p;
+            } else {
+                start = Some(x);
+            }
         }
     }
-    start.map_or(p, strip)
+    start.unwrap_or(p)
 }
 
 fn retype(web: &Web, float: ir::Type) {

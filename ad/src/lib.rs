@@ -22,6 +22,7 @@ mod bits;
 mod body;
 mod cfg;
 mod classify;
+mod compared_reads;
 mod custom;
 mod debug_info;
 pub mod diag;

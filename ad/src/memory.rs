@@ -329,7 +329,7 @@ fn analyze_once(
                             PtrStatus::Constant => {}
                             // Only compared (a sort's pivot found through a pointer a
                             // recursive call returns): no derivative is read.
-                            PtrStatus::Unknown(_) if only_compared(i) => {}
+                            PtrStatus::Unknown(_) if crate::compared_reads::only_compared(i) => {}
                             PtrStatus::Unknown(why) => m.problem(
                                 i,
                                 format!("load of a floating-point value through a pointer that {why}"),
@@ -503,6 +503,11 @@ fn analyze_once(
                         }
                         m.mixed.insert(i);
                         m.ptr.insert(i, PtrStatus::Shadowed);
+                        continue;
+                    }
+                    if s == PtrStatus::Unknown(MIXED_WHY) && crate::compared_reads::reads_only_compared(i) {
+                        // Only read to compare: no derivative through it, no shadow.
+                        m.ptr.insert(i, PtrStatus::Constant);
                         continue;
                     }
                     if s == PtrStatus::Unknown(MIXED_WHY) {
@@ -770,16 +775,6 @@ fn only_integer_accesses(f: Value, root: Value) -> bool {
         };
         root_of(ptr) != root || ir::is_int(t)
     })
-}
-
-/// Whether a float's only uses are comparisons and conversions to integers,
-/// which carry no derivative.
-fn only_compared(v: Value) -> bool {
-    let users = ir::users(v);
-    !users.is_empty()
-        && users
-            .iter()
-            .all(|u| matches!(ir::opcode(*u), LLVMOpcode::LLVMFCmp | LLVMOpcode::LLVMFPToSI | LLVMOpcode::LLVMFPToUI))
 }
 
 /// Whether a pointer base is a heap allocation of the differentiated code.

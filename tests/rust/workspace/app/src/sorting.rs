@@ -1,5 +1,6 @@
 //! Sorting a copy of an input slice with the standard library's stable sort
-//! (`sort_by` with `partial_cmp`, both orders): the comparisons carry no
+//! (`sort_by` with `partial_cmp`, both orders) and, in release builds, its
+//! unstable sort (`sort_unstable_by`): the comparisons carry no
 //! derivative, the permutation does. Four elements (a small-sort network),
 //! fifty (quicksort with a scratch buffer on the stack) and three thousand
 //! (a scratch buffer on the heap). Each element's derivative is the weight of
@@ -23,14 +24,29 @@ fn descending(p: &[f64]) -> f64 {
     v.iter().enumerate().map(|(i, x)| (i as f64 + 1.0) * x * x).sum()
 }
 
+// The unstable sort (pattern-defeating quicksort, heapsort as its fallback):
+// release builds only; a debug build is refused (the fallback swaps through a
+// temporary in a function whose other calls keep its memory's type unknown).
+#[cfg(not(debug_assertions))]
+#[autodiff_reverse(d_unstable, Duplicated, Active)]
+#[autodiff_forward(t_unstable, Dual, Dual)]
+fn unstable(p: &[f64]) -> f64 {
+    let mut v = p.to_vec();
+    v.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap());
+    v.iter().enumerate().map(|(i, x)| (i as f64 + 1.0) * x * x).sum()
+}
+
 /// Checks them through `check(what, got, want, tolerance)`.
 pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
     type Rev = fn(&[f64], &mut [f64], f64) -> f64;
     type Fwd = fn(&[f64], &[f64]) -> (f64, f64);
-    let cases: [(&str, fn(&[f64]) -> f64, Rev, Fwd, bool); 2] = [
+    #[allow(unused_mut)]
+    let mut cases: Vec<(&str, fn(&[f64]) -> f64, Rev, Fwd, bool)> = vec![
         ("sort_by ascending", ascending, d_ascending, t_ascending, false),
         ("sort_by descending", descending, d_descending, t_descending, true),
     ];
+    #[cfg(not(debug_assertions))]
+    cases.push(("sort_unstable_by", unstable, d_unstable, t_unstable, false));
     for n in [4usize, 50, 3000] {
         // Distinct values in a scrambled order.
         let p: Vec<f64> = (0..n).map(|k| ((k * 7919) % 1000) as f64 / 100.0 - 5.0 + 1e-4 * k as f64).collect();
@@ -40,7 +56,7 @@ pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
         for (r, &j) in order.iter().enumerate() {
             rank[j] = r;
         }
-        for (name, f, d, t, desc) in cases {
+        for &(name, f, d, t, desc) in &cases {
             let mut dp = vec![0.0; n];
             d(&p, &mut dp, 1.0);
             let weight = |j: usize| (if desc { n - 1 - rank[j] } else { rank[j] }) as f64 + 1.0;
