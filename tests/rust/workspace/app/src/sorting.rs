@@ -1,6 +1,6 @@
 //! Sorting a copy of an input slice with the standard library's stable sort
-//! (`sort_by` with `partial_cmp`, both orders) and, in release builds, its
-//! unstable sort (`sort_unstable_by`): the comparisons carry no
+//! (`sort_by` with `partial_cmp`, both orders) and its unstable sort
+//! (`sort_unstable_by`): the comparisons carry no
 //! derivative, the permutation does. Four elements (a small-sort network),
 //! fifty (quicksort with a scratch buffer on the stack) and three thousand
 //! (a scratch buffer on the heap). Each element's derivative is the weight of
@@ -24,10 +24,7 @@ fn descending(p: &[f64]) -> f64 {
     v.iter().enumerate().map(|(i, x)| (i as f64 + 1.0) * x * x).sum()
 }
 
-// The unstable sort (pattern-defeating quicksort, heapsort as its fallback):
-// release builds only; a debug build is refused (the fallback swaps through a
-// temporary in a function whose other calls keep its memory's type unknown).
-#[cfg(not(debug_assertions))]
+// The unstable sort (pattern-defeating quicksort, heapsort as its fallback).
 #[autodiff_reverse(d_unstable, Duplicated, Active)]
 #[autodiff_forward(t_unstable, Dual, Dual)]
 fn unstable(p: &[f64]) -> f64 {
@@ -40,13 +37,11 @@ fn unstable(p: &[f64]) -> f64 {
 pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
     type Rev = fn(&[f64], &mut [f64], f64) -> f64;
     type Fwd = fn(&[f64], &[f64]) -> (f64, f64);
-    #[allow(unused_mut)]
-    let mut cases: Vec<(&str, fn(&[f64]) -> f64, Rev, Fwd, bool)> = vec![
+    let cases: [(&str, fn(&[f64]) -> f64, Rev, Fwd, bool); 3] = [
         ("sort_by ascending", ascending, d_ascending, t_ascending, false),
         ("sort_by descending", descending, d_descending, t_descending, true),
+        ("sort_unstable_by", unstable, d_unstable, t_unstable, false),
     ];
-    #[cfg(not(debug_assertions))]
-    cases.push(("sort_unstable_by", unstable, d_unstable, t_unstable, false));
     for n in [4usize, 50, 3000] {
         // Distinct values in a scrambled order.
         let p: Vec<f64> = (0..n).map(|k| ((k * 7919) % 1000) as f64 / 100.0 - 5.0 + 1e-4 * k as f64).collect();
