@@ -311,8 +311,7 @@ fn reads_only(i: Value, k: u32, callee: Option<Value>) -> bool {
         !LLVMGetCallSiteEnumAttribute(i, k + 1, kind).is_null()
             || callee.is_some_and(|c| {
                 k < LLVMCountParams(c)
-                    && (!LLVMGetEnumAttributeAtIndex(c, k + 1, kind).is_null()
-                        || param_only_read(c, k, &mut HashSet::new()))
+                    && (!LLVMGetEnumAttributeAtIndex(c, k + 1, kind).is_null() || param_only_read(c, k))
             })
     }
 }
@@ -321,55 +320,10 @@ fn reads_only(i: Value, k: u32, callee: Option<Value>) -> bool {
 /// the optimiser would have marked it `readonly` (an unoptimised build does
 /// not): the pointer and what is computed from it are loaded from, compared,
 /// turned into integers, returned, or passed on where the callee only reads
-/// too (`visiting`: the parameters assumed so while their bodies are read,
-/// for recursion).
-fn param_only_read(f: Value, k: u32, visiting: &mut HashSet<(Value, u32)>) -> bool {
-    if unsafe { LLVMCountBasicBlocks(f) } == 0 || !visiting.insert((f, k)) {
-        return unsafe { LLVMCountBasicBlocks(f) } > 0;
-    }
-    let mut seen: HashSet<Value> = HashSet::new();
-    let mut work = vec![unsafe { LLVMGetParam(f, k) }];
-    while let Some(v) = work.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        for u in ir::users(v) {
-            let fine = match ir::opcode(u) {
-                LLVMGetElementPtr if ir::operand(u, 0) == v => {
-                    work.push(u);
-                    true
-                }
-                LLVMPHI => {
-                    work.push(u);
-                    true
-                }
-                LLVMSelect if ir::operand(u, 0) != v => {
-                    work.push(u);
-                    true
-                }
-                LLVMLoad | LLVMICmp | LLVMPtrToInt | LLVMRet => true,
-                LLVMCall => {
-                    let n = ir::call_arg_count(u);
-                    let callee = ir::called_function(u);
-                    ir::operand(u, n) != v
-                        && callee.is_some_and(|c| {
-                            let name = ir::name(c);
-                            (0..n).filter(|j| ir::operand(u, *j) == v).all(|j| {
-                                // Intrinsics that do not write through it.
-                                name.starts_with("llvm.lifetime.")
-                                    || name.starts_with("llvm.assume")
-                                    || (!name.starts_with("llvm.") && param_only_read(c, j, visiting))
-                            })
-                        })
-                }
-                _ => false,
-            };
-            if !fine {
-                return false;
-            }
-        }
-    }
-    true
+/// too.
+fn param_only_read(f: Value, k: u32) -> bool {
+    let reads = crate::compared_reads::Reads { load: &|_| true, leaves: true, other_callees: true };
+    crate::compared_reads::param_read_only(f, k, &reads, &mut HashSet::new())
 }
 
 /// The base a pointer is computed from, through address arithmetic, and

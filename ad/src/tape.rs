@@ -272,16 +272,10 @@ impl<'g> Reverse<'g> {
                     Some((_, o)) => *o,
                     None => self.tape_value(n, l),
                 };
-                let here = self.e.current_block();
-                let record = match self.records.get(&(here, l)) {
-                    Some(r) => *r,
-                    None => {
-                        let id = self.rev_instance_here(l);
-                        let r = self.loop_tapes[&l].record(self.e.ctx, self.e.b, id);
-                        self.records.insert((here, l), r);
-                        r
-                    }
-                };
+                let record = self.record_in(self.e.current_block(), l, |r| {
+                    let id = r.rev_instance_here(l);
+                    r.loop_tapes[&l].record(r.e.ctx, r.e.b, id)
+                });
                 let p = field(self.e.ctx, self.e.b, record, offset);
                 let x = self.e.load(t, p);
                 self.tape_accesses.push(x);
@@ -387,14 +381,7 @@ impl<'g> Reverse<'g> {
             // several times longer over writes spread through a block.)
             let block = ir::parent_block(n);
             let large = *self.large_blocks.entry(block).or_insert_with(|| ir::instructions(block).len() > LARGE_BLOCK);
-            let record = match self.records.get(&(block, l)) {
-                Some(r) => *r,
-                None => {
-                    let r = self.record_address(block, l, &tape);
-                    self.records.insert((block, l), r);
-                    r
-                }
-            };
+            let record = self.record_in(block, l, |r| r.record_address(block, l, &tape));
             let tmp = LLVMCreateBuilderInContext(self.e.ctx);
             if !large || ir::opcode(n) == llvm_sys::LLVMOpcode::LLVMPHI || LLVMIsATerminatorInst(n) == n {
                 LLVMPositionBuilderBefore(tmp, ir::terminator(block));
@@ -409,6 +396,17 @@ impl<'g> Reverse<'g> {
         }
         self.tape_fields.insert(n, (l, offset));
         offset
+    }
+
+    /// The address of loop `l`'s record that block `block` reads or writes,
+    /// made by `make` the first time (see [`Reverse::records`]).
+    fn record_in(&mut self, block: Block, l: usize, make: impl FnOnce(&mut Self) -> Value) -> Value {
+        if let Some(r) = self.records.get(&(block, l)) {
+            return *r;
+        }
+        let r = make(self);
+        self.records.insert((block, l), r);
+        r
     }
 
     /// The address of this instance's record of loop `l`'s tape, for the
