@@ -78,7 +78,7 @@ install: build
 	# (CMake looks for enzyme-llvm-ar first): an older llvm-ar cannot read our bitcode.
 	for t in ar llvm-ar; do ln -sf $(LLVM_PREFIX)/bin/llvm-ar $(PREFIX)/bin/enzyme-$$t; done
 	for t in ranlib llvm-ranlib; do ln -sf $(LLVM_PREFIX)/bin/llvm-ranlib $(PREFIX)/bin/enzyme-$$t; done
-	install -m 644 wrappers/include/enzyme/enzyme.h wrappers/include/enzyme/enzyme wrappers/include/enzyme/enzyme.f90 $(PREFIX)/include/enzyme/
+	install -m 644 wrappers/include/enzyme/enzyme.h wrappers/include/enzyme/checkpoint.h wrappers/include/enzyme/enzyme wrappers/include/enzyme/enzyme.f90 $(PREFIX)/include/enzyme/
 	# The enzyme crate's sources, for Rust projects (`cargo enzyme new` points at them).
 	for c in enzyme enzyme-macros; do install -d $(PREFIX)/share/enzyme-rs/crates/$$c/src && \
 	  install -m 644 $$c/Cargo.toml $(PREFIX)/share/enzyme-rs/crates/$$c/ && \

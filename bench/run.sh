@@ -18,6 +18,8 @@
 #   6. vector mode: whole Jacobians by width (bench/vector.sh);
 #   7. OpenMP and MPI: parallel stencils' derivatives at 1 and 2 threads and ranks
 #      (bench/parallel.sh);
+#   8. checkpointed time loops: a 10^4-step integration's gradient taped whole
+#      and under each scheme of enzyme/checkpoint.h (bench/checkpoint.sh);
 # and writes bench/results/latest.md.
 # `run.sh --smoke`: steps 1 and 2 only (for CI; nothing timed).
 # Environment: BENCH_INSTR=0 skips the instruction counts; BENCH_VENV is the
@@ -258,6 +260,8 @@ if [ $smoke -eq 1 ]; then
   "$here/vector.sh" --check >/dev/null || fail "vector-mode Jacobians"
   checked=$((checked + 1))
   "$here/parallel.sh" --check >/dev/null || fail "OpenMP derivatives"
+  checked=$((checked + 1))
+  "$here/checkpoint.sh" --check >/dev/null || fail "checkpointed time loops"
   echo "benchmark checks: $((checked - failed)) passed, $failed failed"
   [ $failed -eq 0 ]
   exit
@@ -270,6 +274,8 @@ relink=$("$here/rust_relink.sh") || fail "Rust relink"
 vector=$("$here/vector.sh") || fail "vector-mode Jacobians"
 # OpenMP and MPI: parallel stencils' derivatives at 1 and 2 threads and ranks.
 parallel=$("$here/parallel.sh") || fail "OpenMP derivatives"
+# Checkpointed time loops: a 10^4-step integration with and without.
+checkpoint=$("$here/checkpoint.sh") || fail "checkpointed time loops"
 
 {
   echo "# Benchmark results"
@@ -351,6 +357,8 @@ parallel=$("$here/parallel.sh") || fail "OpenMP derivatives"
   echo "$vector"
   echo
   echo "$parallel"
+  echo
+  echo "$checkpoint"
   echo
   echo "Every derivative was checked before it was timed: ours against central finite differences, forward against"
   echo "reverse, hand-written against ours, the peers against ours number by number (relative 1e-8)."

@@ -51,6 +51,10 @@ impl Reverse<'_> {
                 self.reverse_region_call(i);
                 return;
             }
+            Kind::Call(_) if self.checkpoint_calls.contains_key(&i) => {
+                self.reverse_checkpoint_call(i);
+                return;
+            }
             Kind::LibCall if crate::parallel::is_synchronisation(i) => {
                 self.reverse_synchronisation(i);
                 return;

@@ -21,6 +21,8 @@ mod batch;
 mod bits;
 mod body;
 mod cfg;
+mod checkpoint;
+mod checkpoint_reverse;
 mod classify;
 mod compared_reads;
 mod custom;
@@ -34,6 +36,7 @@ mod forward;
 mod freed_shadows;
 mod gen;
 mod inert_calls;
+mod int_accesses;
 mod int_bytes;
 mod int_pointers;
 mod ir;
@@ -232,6 +235,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     }
     remove_type_hints(module);
     registry::finish(module);
+    checkpoint::finish(module);
     define_leftover_markers(module);
     Ok(summary)
 }

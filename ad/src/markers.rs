@@ -192,6 +192,7 @@ pub(crate) fn is_known_marker(name: &str) -> bool {
         || name == INTERLEAVE
         || OPTIONS.contains(&name)
         || BATCH_MARKERS.contains(&name)
+        || crate::checkpoint::MARKERS.contains(&name)
 }
 
 /// If `v` is an activity marker (`enzyme_xxx` global, loaded or by address),

@@ -240,6 +240,7 @@ fn inline_clones(module: LLVMModuleRef, clones: &[Value]) -> Result<(), String> 
                 if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall
                     && ir::called_function(i).is_some_and(|callee| clones.contains(&callee))
                     && !crate::parallel::is_region(i)
+                    && !crate::checkpoint::stays_call(i)
                 {
                     LLVMRemoveCallSiteEnumAttribute(i, llvm_sys::LLVMAttributeFunctionIndex, noinline);
                 }

@@ -345,6 +345,15 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
             }
             continue;
         }
+        if name == crate::checkpoint::CHECKPOINT_FOR || name == crate::checkpoint::CHECKPOINT_WHILE {
+            let while_loop = name == crate::checkpoint::CHECKPOINT_WHILE;
+            for call in calls_of(f) {
+                if let Err(d) = crate::checkpoint::lower(module, call, while_loop) {
+                    diags.push(*d);
+                }
+            }
+            continue;
+        }
         if let Some(call) = calls_of(f).into_iter().next() {
             let mut d = Diagnostic::new(format!("`{}` is not supported", display_name(&name)));
             d.location = ir::location(call);
@@ -621,7 +630,7 @@ fn string_attr(ctx: LLVMContextRef, k: &str, v: &str) -> LLVMAttributeRef {
     }
 }
 
-fn set_fn_attr(f: Value, k: &str, v: &str) {
+pub(crate) fn set_fn_attr(f: Value, k: &str, v: &str) {
     unsafe {
         let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
         LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, string_attr(ctx, k, v));
@@ -632,7 +641,7 @@ fn has_fn_attr(f: Value, k: &str) -> bool {
     fn_attr_value(f, k).is_some()
 }
 
-fn fn_attr_value(f: Value, k: &str) -> Option<String> {
+pub(crate) fn fn_attr_value(f: Value, k: &str) -> Option<String> {
     unsafe {
         if LLVMIsAFunction(f).is_null() {
             return None;

@@ -109,6 +109,8 @@ pub(crate) struct Reverse<'g> {
     pub(super) atomic: bool,
     /// Per parallel region's call: what its reverse needs (see `parallel_reverse`).
     pub(super) region_calls: HashMap<Value, crate::parallel_reverse::RegionCall>,
+    /// Per checkpointed loop's call: what its reverse needs (see `checkpoint_reverse`).
+    pub(super) checkpoint_calls: HashMap<Value, crate::checkpoint_reverse::CheckpointCall>,
     /// Per exit of an ordered critical section in a region's derivative:
     /// the ticket its thread took there (see `parallel::ORDERED`).
     pub(super) tickets: HashMap<Value, Value>,
@@ -232,6 +234,7 @@ impl<'g> Reverse<'g> {
             replay: None,
             atomic: request.atomic_adjoints,
             region_calls: HashMap::new(),
+            checkpoint_calls: HashMap::new(),
             tickets: HashMap::new(),
             private_sums: Vec::new(),
             written_parameters: None,
@@ -364,6 +367,9 @@ impl<'g> Reverse<'g> {
                     }
                     Kind::Call(callee) if self.carries_derivatives(i) && crate::parallel::is_region(i) => {
                         self.call_region(i, callee)
+                    }
+                    Kind::Call(callee) if self.carries_derivatives(i) && crate::checkpoint::is_loop(callee) => {
+                        self.call_checkpoint(i, callee)
                     }
                     Kind::Call(callee) if self.carries_derivatives(i) => self.call_split(i, callee),
                     Kind::Custom(callee) => self.custom_augmented_call(i, callee),

@@ -1,0 +1,162 @@
+//! Integer loads and stores through shadowed pointers: whether they surely
+//! move integers (a TBAA tag, a type hint, an integer field or stack slot,
+//! address arithmetic over integers, or memory of the function's own that
+//! is only ever accessed as integers there), and whether an integer stored
+//! may be the bits of a float or a pointer. `memory` refuses an integer
+//! store into shadowed memory that may move such bits, since their
+//! derivative or shadow would be lost.
+
+use std::collections::HashSet;
+
+use llvm_sys::core::*;
+use llvm_sys::LLVMOpcode;
+
+use crate::ir::{self, Value};
+use crate::kind::{Elem, Kind};
+use crate::layout::{data_layout, flatten, hinted_elem, metadata, root_of, tag_elem};
+use crate::memory::is_local;
+
+pub(crate) const INT_ACCESS_WHAT: &str =
+    "bytes copied as an integer into memory that may hold floating-point values or pointers";
+pub(crate) const INT_ACCESS_HELP: &str =
+    "the bytes pass through an integer, so a derivative or shadow pointer they hold would \
+     be lost; copy through a variable of their own type (`double`, a pointer), or, if the memory holds integers, say \
+     so with `__enzyme_integer(ptr)`";
+
+/// Whether an integer load or store `i` through the shadowed pointer `p`
+/// certainly moves integers: its TBAA type, a type hint, the stack slot it
+/// addresses, the element type of its address arithmetic, or (for memory of
+/// the function's own) every access of the same memory says so. Floats or
+/// pointers moved as integer bits would lose their derivative or shadow.
+pub(crate) fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
+    let t = if ir::opcode(i) == LLVMOpcode::LLVMLoad { ir::type_of(i) } else { ir::type_of(ir::operand(i, 0)) };
+    // Integer vectors (what the vectoriser makes of copies) by their lanes.
+    let Some((t, lanes)) = ir::int_lanes(t) else { return false };
+    if lanes == 1 && ir::int_width(t) < 32 {
+        // Too narrow for a float or a pointer.
+        return true;
+    }
+    if let Some(tag) = metadata(i, "tbaa") {
+        if let Some(e) = tag_elem(tag, None) {
+            return e == Elem::Int;
+        }
+    }
+    if ir::has_flag(i, crate::layout::INT_FIELD) {
+        return true;
+    }
+    let root = root_of(p);
+    let f = ir::parent_function(i);
+    if let Some(e) = hinted_elem(f, root) {
+        return e == Elem::Int;
+    }
+    unsafe {
+        // Address arithmetic over integers of this width: `getelementptr i64, ptr %a, i64 %k`.
+        if !LLVMIsAGetElementPtrInst(p).is_null() {
+            let src = LLVMGetGEPSourceElementType(p);
+            if ir::is_int(src) && ir::int_width(src) == ir::int_width(t) {
+                return true;
+            }
+            // A struct's integer field: `p->key = k`.
+            if let Some(field) = crate::layout::struct_field_type(p) {
+                if ir::is_int(field) && ir::int_width(field) == ir::int_width(t) {
+                    return true;
+                }
+            }
+        }
+        if !LLVMIsAAllocaInst(root).is_null() {
+            let mut fields = Vec::new();
+            if flatten(LLVMGetAllocatedType(root), 0, data_layout(f), &mut fields) {
+                return fields.iter().all(|(_, _, e)| *e == Elem::Int);
+            }
+        }
+    }
+    // Memory of the function's own, never accessed as anything but integers
+    // (as a whole, or at these bytes: a tree node's integer key at -O0).
+    if !is_local(root, kind_of) {
+        return false;
+    }
+    if only_integer_accesses(f, root) {
+        return true;
+    }
+    let td = crate::layout::data_layout(f);
+    let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) } * lanes as u64;
+    crate::layout::constant_offset(p, td)
+        .is_some_and(|(r, at)| r == root && only_integer_accesses_at(f, root, at, size, td))
+}
+
+/// Whether every load and store through `root` that may touch bytes
+/// `at..at + size` is an integer access at a known offset.
+fn only_integer_accesses_at(
+    f: Value,
+    root: Value,
+    at: u64,
+    size: u64,
+    td: llvm_sys::target::LLVMTargetDataRef,
+) -> bool {
+    ir::blocks(f).into_iter().flat_map(ir::instructions).all(|i| {
+        let (ptr, t) = match ir::opcode(i) {
+            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+            LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+            _ => return true,
+        };
+        if root_of(ptr) != root {
+            return true;
+        }
+        match crate::layout::constant_offset(ptr, td) {
+            Some((r, o)) if r == root => {
+                let n = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) };
+                o + n <= at || at + size <= o || ir::is_int(t)
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Whether an integer value stored may be the bits of a float or pointer
+/// read from differentiated memory (through phis, selects, `freeze` and
+/// lane moves) or a pointer's bits. Bits read from memory without a shadow are constants.
+pub(crate) fn moves_untyped_bits(
+    v: Value,
+    shadowed: &impl Fn(Value) -> bool,
+    kind_of: &impl Fn(Value) -> Kind,
+) -> bool {
+    let mut work = vec![v];
+    let mut seen = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || !ir::is_instruction(v) {
+            continue;
+        }
+        match ir::opcode(v) {
+            LLVMOpcode::LLVMLoad => {
+                let p = ir::operand(v, 0);
+                if shadowed(p) && !surely_integer_access(v, p, kind_of) {
+                    return true;
+                }
+            }
+            LLVMOpcode::LLVMPtrToInt | LLVMOpcode::LLVMPtrToAddr => return true,
+            LLVMOpcode::LLVMPHI => work.extend(ir::incoming(v).into_iter().map(|(x, _)| x)),
+            LLVMOpcode::LLVMSelect => work.extend([ir::operand(v, 1), ir::operand(v, 2)]),
+            LLVMOpcode::LLVMFreeze => work.push(ir::operand(v, 0)),
+            // Bits rearranged, not computed: lanes shuffled (a vectorised
+            // reversed copy), inserted, extracted, reinterpreted.
+            LLVMOpcode::LLVMShuffleVector | LLVMOpcode::LLVMInsertElement => {
+                work.extend([ir::operand(v, 0), ir::operand(v, 1)])
+            }
+            LLVMOpcode::LLVMExtractElement | LLVMOpcode::LLVMBitCast => work.push(ir::operand(v, 0)),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether every load and store in `f` through pointers based at `root` is of integers.
+fn only_integer_accesses(f: Value, root: Value) -> bool {
+    ir::blocks(f).into_iter().flat_map(ir::instructions).all(|i| {
+        let (ptr, t) = match ir::opcode(i) {
+            LLVMOpcode::LLVMLoad => (ir::operand(i, 0), ir::type_of(i)),
+            LLVMOpcode::LLVMStore => (ir::operand(i, 1), ir::type_of(ir::operand(i, 0))),
+            _ => return true,
+        };
+        root_of(ptr) != root || ir::is_int(t)
+    })
+}
