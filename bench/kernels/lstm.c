@@ -71,5 +71,86 @@ static double forward(void) {
   return __enzyme_fwddiff((void *)lstm, enzyme_dup, MAINP, TMAIN, enzyme_dup, EXTRAP, TEXTRA, enzyme_const, STATE0,
                           enzyme_const, SEQ, NCHARS);
 }
+/* Hand-written adjoint: the forward sweep keeps, per character and layer,
+ * the cell's input, its old hidden and cell state, its four gates and
+ * tanh of the new cell state, and per character the softmax; then one
+ * backward sweep over characters and layers. */
+enum { KEPT = 8 }; /* input, hidden, cell, forget, ingate, outgate, change, tanh(new cell) */
+static double *TAPE, *PROBS;
+static void hand(void) {
+  const int c = NCHARS;
+  double state[2 * L * B], x[B], ypred[B];
+  memcpy(state, STATE0, sizeof state);
+  if (!TAPE) {
+    TAPE = malloc((size_t)(c - 1) * L * KEPT * B * sizeof *TAPE);
+    PROBS = malloc((size_t)(c - 1) * B * sizeof *PROBS);
+  }
+  for (int t = 0; t < c - 1; t++) {
+    const double *in = SEQ + t * B;
+    for (int i = 0; i < B; i++) x[i] = in[i] * EXTRAP[i];
+    const double *layer_in = x;
+    for (int l = 0; l < L; l++) {
+      const double *w = MAINP + l * 8 * B, *bias = w + 4 * B;
+      double *hidden = state + l * 2 * B, *cell = hidden + B, *k = TAPE + ((size_t)t * L + l) * KEPT * B;
+      for (int i = 0; i < B; i++) {
+        double f = sigmoid(layer_in[i] * w[i] + bias[i]);
+        double ig = sigmoid(hidden[i] * w[B + i] + bias[B + i]);
+        double og = sigmoid(layer_in[i] * w[2 * B + i] + bias[2 * B + i]);
+        double ch = tanh(hidden[i] * w[3 * B + i] + bias[3 * B + i]);
+        k[i] = layer_in[i], k[B + i] = hidden[i], k[2 * B + i] = cell[i];
+        k[3 * B + i] = f, k[4 * B + i] = ig, k[5 * B + i] = og, k[6 * B + i] = ch;
+        cell[i] = cell[i] * f + ig * ch;
+        double tc = tanh(cell[i]);
+        k[7 * B + i] = tc;
+        hidden[i] = og * tc;
+      }
+      layer_in = hidden;
+    }
+    double m = -1e300, s = 0;
+    for (int i = 0; i < B; i++) ypred[i] = layer_in[i] * EXTRAP[B + i] + EXTRAP[2 * B + i], m = ypred[i] > m ? ypred[i] : m;
+    for (int i = 0; i < B; i++) s += exp(ypred[i] - m);
+    for (int i = 0; i < B; i++) PROBS[t * B + i] = exp(ypred[i] - m) / s;
+  }
+  /* Backward: dh, dc the adjoints of each layer's state after the step. */
+  double dh[L][B], dc[L][B], din[B];
+  memset(dh, 0, sizeof dh);
+  memset(dc, 0, sizeof dc);
+  const double dtotal = -1.0 / ((double)(c - 1) * B);
+  for (int t = c - 2; t >= 0; t--) {
+    const double *gold = SEQ + (t + 1) * B, *p = PROBS + t * B;
+    double golds = 0;
+    for (int i = 0; i < B; i++) golds += gold[i];
+    const double *top = TAPE + ((size_t)t * L + L - 1) * KEPT * B;
+    for (int i = 0; i < B; i++) {
+      double dy = dtotal * (gold[i] - golds * p[i]);
+      DEXTRA[B + i] += dy * top[5 * B + i] * top[7 * B + i]; /* the top layer's new hidden state */
+      DEXTRA[2 * B + i] += dy;
+      dh[L - 1][i] += dy * EXTRAP[B + i];
+    }
+    for (int l = L - 1; l >= 0; l--) {
+      const double *w = MAINP + l * 8 * B, *k = TAPE + ((size_t)t * L + l) * KEPT * B;
+      double *dw = DMAIN + l * 8 * B, *db = dw + 4 * B;
+      for (int i = 0; i < B; i++) {
+        double in = k[i], h = k[B + i], cold = k[2 * B + i], f = k[3 * B + i], ig = k[4 * B + i];
+        double og = k[5 * B + i], ch = k[6 * B + i], tc = k[7 * B + i];
+        double dnew = dc[l][i] + dh[l][i] * og * (1 - tc * tc);
+        double daf = dnew * cold * f * (1 - f), dai = dnew * ch * ig * (1 - ig);
+        double dao = dh[l][i] * tc * og * (1 - og), dac = dnew * ig * (1 - ch * ch);
+        dw[i] += daf * in, db[i] += daf;
+        dw[B + i] += dai * h, db[B + i] += dai;
+        dw[2 * B + i] += dao * in, db[2 * B + i] += dao;
+        dw[3 * B + i] += dac * h, db[3 * B + i] += dac;
+        din[i] = daf * w[i] + dao * w[2 * B + i];
+        dh[l][i] = dai * w[B + i] + dac * w[3 * B + i];
+        dc[l][i] = dnew * f;
+      }
+      if (l > 0)
+        for (int i = 0; i < B; i++) dh[l - 1][i] += din[i];
+      else
+        for (int i = 0; i < B; i++) DEXTRA[i] += din[i] * SEQ[t * B + i];
+    }
+  }
+}
 #define HAVE_FORWARD
+#define HAVE_HAND
 #include "../harness.h"
