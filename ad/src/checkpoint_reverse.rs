@@ -57,13 +57,8 @@ impl Reverse<'_> {
         unsafe {
             let (i32t, i64t, ptr) =
                 (LLVMInt32TypeInContext(ctx), LLVMInt64TypeInContext(ctx), LLVMPointerTypeInContext(ctx, 0));
-            if self.lane_count() > 1 {
-                self.e.abort_if(
-                    LLVMConstInt(LLVMInt1TypeInContext(ctx), 1, 0),
-                    "enzyme-rs: a checkpointed loop (__enzyme_checkpoint_for) in reverse vector mode \
-                     (enzyme_width > 1) is not supported; call the gradient once per seed",
-                );
-            }
+            // (Reverse vector mode is refused before generation.)
+            debug_assert_eq!(self.lane_count(), 1);
             // The environment: arguments (and shadows), then the sums.
             let mut tys = Vec::new();
             let mut values = Vec::new();

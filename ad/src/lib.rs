@@ -490,6 +490,16 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
         // return (panics) run as they are.
         let recursive = matches!(kind, classify::Kind::Call(c) if is_clone(c));
         if let (classify::Kind::Call(callee), Mode::Reverse, true) = (&kind, plan.mode, recursive) {
+            if checkpoint::stays_call(i) {
+                diags.push(
+                    markers::at_call(
+                        plan.call,
+                        format!("`{fname}` has a checkpointed loop: not supported in reverse vector mode yet"),
+                    )
+                    .with_help("call the width-1 derivative once per seed"),
+                );
+                continue;
+            }
             let callee = display_name(&ir::name(ir::strip_to_function(*callee).unwrap_or(*callee)));
             diags.push(
                 markers::at_call(

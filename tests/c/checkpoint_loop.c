@@ -265,8 +265,26 @@ static void check_while(void) {
   CHECK("while: forward against reverse", tan, dz[1], 1e-10);
 }
 
+/* Forward vector mode (two lanes) over a checkpointed loop: a loop there. */
+typedef struct {
+  double a, b;
+} lanes2;
+lanes2 __enzyme_fwddiff_2(void *, ...);
+extern int enzyme_width, enzyme_dupv;
+static void check_vector(void) {
+  const double c[2] = {0.3, 2.0};
+  double y[2] = {0.4, 0.9}, dy[2][2] = {{1, 0}, {0, 1}};
+  lanes2 t = __enzyme_fwddiff_2((void *)rounds_checkpointed, enzyme_width, 2, enzyme_dupv, sizeof dy[0], y,
+                                &dy[0][0], enzyme_const, c);
+  double z[2] = {0.4, 0.9}, dz[2] = {0};
+  __enzyme_autodiff((void *)rounds_plain, enzyme_dup, z, dz, enzyme_const, c);
+  CHECK("forward vector mode, lane 0, against reverse", t.a, dz[0], 1e-10);
+  CHECK("forward vector mode, lane 1, against reverse", t.b, dz[1], 1e-10);
+}
+
 int main(void) {
   check_rounds();
+  check_vector();
   check_while();
   double rx[2 * M], rp[M], rk;
   gradient(plain, rx, rp, &rk);
