@@ -35,6 +35,10 @@ pub(crate) struct SplitIo {
     /// Split forward mode: the address of the [`ReplayIo`] buffer when the
     /// coroutine is resumed for its tangent sweep, null for its reverse sweep.
     pub replay: u32,
+    /// `__enzyme_reverse`: the address of the shadows its reverse sweep is
+    /// to use (the derivative's shadow parameters, in order), written before
+    /// resumption; null: the ones the forward part was given.
+    pub shadows: u32,
 }
 
 impl SplitIo {
@@ -56,7 +60,9 @@ impl SplitIo {
         fields.push(ptr);
         let replay = fields.len() as u32;
         fields.push(ptr);
-        SplitIo { ty: struct_type(ctx, &fields), result, seed, adjoints, freed, replay }
+        let shadows = fields.len() as u32;
+        fields.push(ptr);
+        SplitIo { ty: struct_type(ctx, &fields), result, seed, adjoints, freed, replay, shadows }
     }
 
     /// The address of field `k` in buffer `io`.

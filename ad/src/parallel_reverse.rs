@@ -282,6 +282,7 @@ fn augment_wrapper(module: LLVMModuleRef, split: Value, layout: &SplitIo) -> Val
         let list = LLVMBuildGEP2(e.b, ptr, lists, idx.as_mut_ptr(), 1, c"".as_ptr());
         e.store(list, layout.field(&e, io, layout.freed));
         e.store(LLVMConstNull(ptr), layout.field(&e, io, layout.replay));
+        e.store(LLVMConstNull(ptr), layout.field(&e, io, layout.shadows));
         let mut args: Vec<Value> = p[..n - 5].to_vec();
         args.push(io);
         let h = e.call(split, &mut args);

@@ -96,6 +96,14 @@ pub(crate) struct Reverse<'g> {
     pub(super) unwritten_arguments: std::collections::HashSet<Value>,
     /// For a split derivative: its coroutine.
     pub(super) split: Option<Split>,
+    /// For a split derivative: its shadow parameters, each with a slot holding
+    /// the shadow its reverse sweep uses (see `split::rebase_shadows`).
+    pub(super) shadow_slots: Vec<(Value, Value)>,
+    /// For a split derivative: where its reverse sweep starts (one block per
+    /// `ret`), and the run-time checks there that the shadows were not
+    /// changed, removed when the reverse sweep can take other ones.
+    pub(super) resumptions: Vec<Block>,
+    pub(super) shadow_checks: Vec<Value>,
     /// Where the forward sweep leaves the primal result, when the
     /// derivative returns it too (`enzyme_primal_return`).
     primal_result: Option<Value>,
@@ -235,6 +243,9 @@ impl<'g> Reverse<'g> {
             atomic: request.atomic_adjoints,
             region_calls: HashMap::new(),
             checkpoint_calls: HashMap::new(),
+            shadow_slots: Vec::new(),
+            resumptions: Vec::new(),
+            shadow_checks: Vec::new(),
             tickets: HashMap::new(),
             private_sums: Vec::new(),
             written_parameters: None,
@@ -294,6 +305,9 @@ impl<'g> Reverse<'g> {
                 r.primal_result = Some(LLVMBuildAlloca(r.slots, ret, c"primal.result".as_ptr()));
             }
         }
+        if split {
+            r.keep_shadow_slots(f, d, dup, request.width);
+        }
 
         r.forward_sweep(&seeds);
         r.fill_phis();
@@ -318,6 +332,7 @@ impl<'g> Reverse<'g> {
             r.e.at_end(s.release);
             r.free_tapes();
             r.e.br(s.cleanup);
+            r.rebase_shadows();
         }
         unsafe { LLVMDisposeBuilder(r.slots) };
     }

@@ -101,6 +101,7 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
         let io = field(e, tape, t, IO);
         // Resumed by `__enzyme_reverse` unless `__enzyme_fwdsplit` says otherwise.
         e.store(LLVMConstNull(ptr), tape.io.field(e, io, tape.io.replay));
+        e.store(LLVMConstNull(ptr), tape.io.field(e, io, tape.io.shadows));
         let list = field(e, tape, t, LIST);
         e.store(list, tape.io.field(e, io, tape.io.freed));
         let (mut args, shadows) = crate::derivative_args(e, plan);
@@ -137,21 +138,20 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
     unsafe {
         let ptr = LLVMPointerTypeInContext(e.ctx, 0);
         let t = ir::operand(plan.call, plan.tape.expect("parsed"));
-        // The reverse sweep uses the shadows the forward part was given.
+        // The reverse sweep is told the shadows given here (it uses them where
+        // it can, and stops with a message where it cannot: see `split`).
         let (_, shadows) = crate::derivative_args(e, plan);
-        if shadows.len() as u32 == tape.shadows {
-            let mut differ = LLVMConstInt(LLVMInt1TypeInContext(e.ctx), 0, 0);
-            for (j, s) in shadows.iter().enumerate() {
-                let kept = e.load(ptr, shadow_slot(e, tape, t, j as u32));
-                let ne = LLVMBuildICmp(e.b, llvm_sys::LLVMIntPredicate::LLVMIntNE, kept, *s, c"".as_ptr());
-                differ = LLVMBuildOr(e.b, differ, ne, c"".as_ptr());
-            }
-            e.abort_if(
-                differ,
-                "enzyme-rs: __enzyme_reverse was given other shadows than __enzyme_augmentfwd (pass the same ones to both)",
-            );
-        }
         let io = field(e, tape, t, IO);
+        if shadows.len() as u32 == tape.shadows && !shadows.is_empty() {
+            let array_ty = LLVMArrayType2(ptr, shadows.len() as u64);
+            let array = entry_alloca(e, array_ty);
+            for (j, s) in shadows.iter().enumerate() {
+                let i64t = LLVMInt64TypeInContext(e.ctx);
+                let mut idx = [LLVMConstInt(i64t, 0, 0), LLVMConstInt(i64t, j as u64, 0)];
+                e.store(*s, LLVMBuildGEP2(e.b, array_ty, array, idx.as_mut_ptr(), 2, c"".as_ptr()));
+            }
+            e.store(array, tape.io.field(e, io, tape.io.shadows));
+        }
         if let Some(k) = tape.io.seed {
             e.store(crate::seed_value(e, plan), tape.io.field(e, io, k));
         }

@@ -6,7 +6,8 @@
  * work that overwrites the function's memory; tapes are kept for many calls
  * at once (N forwards, then N reverses in any order), inside loops, over
  * recursion, with a custom rule inside, with heap memory inside, and with
- * float results returned with the tape (both field orders). Every gradient
+ * float results returned with the tape (both field orders), and with other
+ * shadows in the reverse call than in the forward one. Every gradient
  * is checked against combined reverse mode (__enzyme_autodiff) and finite
  * differences. */
 #include <string.h>
@@ -155,6 +156,29 @@ int main(void) {
   DoubleAndTape rs = __enzyme_augmentfwd_dt((void *)step_sum, enzyme_dup, z, zb);
   __enzyme_reverse((void *)step_sum, enzyme_dup, z, zb, 1.0, rs.tape);
   check_step(x0, s0, zb, "result seeded: against combined mode");
+
+  /* Other shadows in the reverse call than in the forward one (Enzyme's
+   * idiom: none in the forward call, the gradient's buffer in the reverse
+   * one; or a fresh buffer per reverse call): the reverse sweep adds into
+   * the ones it is given. */
+  double u[2] = {0.9, 0.7}, ub[2] = {1, 2}, unused[2] = {5, 6};
+  void *tu = __enzyme_augmentfwd((void *)step, u, (double *)0);
+  __enzyme_reverse((void *)step, u, ub, tu);
+  check_step(x0, s0, ub, "no shadow in the forward call: against combined mode");
+  double v[2] = {0.9, 0.7}, vb[2] = {1, 2};
+  void *tv = __enzyme_augmentfwd((void *)step, v, unused);
+  __enzyme_reverse((void *)step, v, vb, tv);
+  check_step(x0, s0, vb, "another shadow in the reverse call: against combined mode");
+  CHECK("the forward call's shadow is left alone", unused[0] + unused[1], 11, 0);
+  for (int it = 0; it < 3; it++) {
+    double p[4] = {0.3, -0.2, 0.5, 0.1 * it}, dp[4] = {0}, dp_ref[4] = {0};
+    DoubleAndTape te = __enzyme_augmentfwd_dt((void *)energy, 1.5, enzyme_dup, p, (double *)0, enzyme_const, 4);
+    double dk = __enzyme_reverse_d((void *)energy, 1.5, enzyme_dup, p, dp, enzyme_const, 4, 2.0, te.tape);
+    double dk_ref = __enzyme_autodiff((void *)energy, 1.5, enzyme_dup, p, dp_ref, enzyme_const, 4);
+    CHECK("no shadow in the forward call, heap and loops: d/dk", dk, 2 * dk_ref, TOL_MODES);
+    for (int i = 0; i < 4; i++)
+      CHECK("no shadow in the forward call, heap and loops: d/dp", dp[i], 2 * dp_ref[i], TOL_MODES);
+  }
   printf("%d checks, %d failures\n", check_count, check_failures);
   return check_failures != 0;
 }
