@@ -60,11 +60,11 @@ pub(crate) fn lower(
     let nargs = ir::call_arg_count(call);
     // Where the markers start: after the step (and the start and count).
     let markers_at = if while_loop { 1 } else { 3 };
-    if ir::opcode(call) != llvm_sys::LLVMOpcode::LLVMCall || nargs < markers_at + 3 {
+    if nargs < markers_at + 3 {
         let what = if while_loop { "" } else { ", the start, the number of steps" };
         return Err(fail(format!("`{entry_name}` needs the step{what} and a scheme")));
     }
-    let Some(step) = ir::strip_to_function(ir::operand(call, 0)) else {
+    let Some(step) = known_function(ir::operand(call, 0)) else {
         return Err(fail(format!("the first argument of `{entry_name}` is not a known function")));
     };
     let step_name = display_name(&ir::name(step));
@@ -203,7 +203,14 @@ pub(crate) fn lower(
             cargs.extend([*r, wide(*bytes)]);
         }
         cargs.extend(args);
-        let new = LLVMBuildCall2(b, ir::function_type(f), f, cargs.as_mut_ptr(), cargs.len() as u32, c"".as_ptr());
+        let (ty, n) = (ir::function_type(f), cargs.len() as u32);
+        let new = if ir::opcode(call) == llvm_sys::LLVMOpcode::LLVMInvoke {
+            // C++ with cleanups pending: the step may throw.
+            let (normal, unwind) = (LLVMGetNormalDest(call), LLVMGetUnwindDest(call));
+            LLVMBuildInvoke2(b, ty, f, cargs.as_mut_ptr(), n, normal, unwind, c"".as_ptr())
+        } else {
+            LLVMBuildCall2(b, ty, f, cargs.as_mut_ptr(), n, c"".as_ptr())
+        };
         LLVMAddCallSiteAttribute(
             new,
             llvm_sys::LLVMAttributeFunctionIndex,
@@ -214,6 +221,59 @@ pub(crate) fn lower(
         LLVMInstructionEraseFromParent(call);
     }
     Ok(())
+}
+
+/// The function `v` is: a function (through casts); at -O0 the one stored
+/// once into the stack slot `v` is loaded from (a local `void *step =
+/// (void *)f;`, a C++ lambda's function pointer); the one a call returns
+/// (the lambda's conversion to a function pointer).
+fn known_function(v: Value) -> Option<Value> {
+    known_function_within(v, 4)
+}
+
+fn known_function_within(v: Value, depth: u32) -> Option<Value> {
+    if let Some(f) = ir::strip_to_function(v) {
+        return Some(f);
+    }
+    if !ir::is_instruction(v) || depth == 0 {
+        return None;
+    }
+    if ir::opcode(v) == llvm_sys::LLVMOpcode::LLVMCall {
+        // A C++ lambda's conversion to a function pointer, not inlined at -O1:
+        // a function returning one function.
+        let callee = ir::called_function(v).filter(|c| !ir::is_declaration(*c))?;
+        let mut returned = None;
+        for i in ir::blocks(callee).into_iter().flat_map(ir::instructions) {
+            if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMRet {
+                let f = ir::strip_to_function(ir::operand(i, 0))?;
+                if returned.is_some_and(|g| g != f) {
+                    return None;
+                }
+                returned = Some(f);
+            }
+        }
+        return returned;
+    }
+    if ir::opcode(v) != llvm_sys::LLVMOpcode::LLVMLoad {
+        return None;
+    }
+    let slot = ir::operand(v, 0);
+    if unsafe { LLVMIsAAllocaInst(slot).is_null() } {
+        return None;
+    }
+    let mut stored = None;
+    for u in ir::users(slot) {
+        match ir::opcode(u) {
+            llvm_sys::LLVMOpcode::LLVMLoad => {}
+            _ if ir::is_lifetime_marker(u) => {}
+            llvm_sys::LLVMOpcode::LLVMStore if ir::operand(u, 1) == slot && stored.is_none() => {
+                stored = Some(known_function_within(ir::operand(u, 0), depth - 1)?);
+            }
+            // Passed on, stored twice, or its address stored: not one known function.
+            _ => return None,
+        }
+    }
+    stored
 }
 
 /// Whether `f` is a loop function made by [`lower`] (or a clone of one).

@@ -338,7 +338,7 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
             continue;
         }
         if name == CALL_INACTIVE {
-            for call in calls_of(f) {
+            for call in call_sites_of(f) {
                 if let Err(d) = lower_call_inactive(call) {
                     diags.push(d);
                 }
@@ -347,14 +347,14 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         }
         if name == crate::checkpoint::CHECKPOINT_FOR || name == crate::checkpoint::CHECKPOINT_WHILE {
             let while_loop = name == crate::checkpoint::CHECKPOINT_WHILE;
-            for call in calls_of(f) {
+            for call in call_sites_of(f) {
                 if let Err(d) = crate::checkpoint::lower(module, call, while_loop) {
                     diags.push(*d);
                 }
             }
             continue;
         }
-        if let Some(call) = calls_of(f).into_iter().next() {
+        if let Some(call) = call_sites_of(f).into_iter().next() {
             let mut d = Diagnostic::new(format!("`{}` is not supported", display_name(&name)));
             d.location = ir::location(call);
             d.function = Some(display_name(&ir::name(ir::parent_function(call))));
@@ -770,6 +770,12 @@ fn has_uses(v: Value) -> bool {
 }
 
 /// Direct calls of `f` (its other uses are left alone).
+/// The calls and invokes of `f` (C++ calls a function that may throw with
+/// an `invoke` where cleanups are pending).
+fn call_sites_of(f: Value) -> Vec<Value> {
+    ir::users(f).into_iter().filter(|u| ir::is_call_or_invoke(*u) && unsafe { LLVMGetCalledValue(*u) } == f).collect()
+}
+
 fn calls_of(f: Value) -> Vec<Value> {
     let mut out = Vec::new();
     unsafe {
