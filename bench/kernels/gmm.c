@@ -3,7 +3,8 @@
  * negative log-likelihood of n points under k Gaussians whose inverse
  * covariances are parameterised by Cholesky factors (log-diagonal and
  * lower triangle), plus the Wishart prior. Gradient with respect to the
- * weights, means and factors. */
+ * weights, means and factors. Written as ADBench's C++ reference is: Q's
+ * diagonal exp(q) computed once per component, before the points. */
 #include "../bench.h"
 static const char *NAME = "gmm";
 #ifndef GMM_D
@@ -27,10 +28,12 @@ static double logsumexp(const double *v, int n) {
 
 static double gmm(const double *alphas, const double *means, const double *icf, const double *x, int n) {
   const double gamma = 1.0, m_prior = 0.0;
-  double sum_qs[K], main_term[K], xc[D], qxc[D];
+  double sum_qs[K], qdiags[K * D], main_term[K], xc[D], qxc[D];
+  /* ADBench's preprocess_qs: each component's log-diagonal summed, and its
+   * exponential (Q's diagonal) computed once. */
   for (int k = 0; k < K; k++) {
     sum_qs[k] = 0;
-    for (int i = 0; i < D; i++) sum_qs[k] += icf[k * ICF + i];
+    for (int i = 0; i < D; i++) sum_qs[k] += icf[k * ICF + i], qdiags[k * D + i] = exp(icf[k * ICF + i]);
   }
   double slse = 0;
   for (int p = 0; p < n; p++) {
@@ -38,7 +41,7 @@ static double gmm(const double *alphas, const double *means, const double *icf, 
       const double *q = icf + k * ICF;
       for (int i = 0; i < D; i++) xc[i] = x[p * D + i] - means[k * D + i];
       /* Q·xc, Q lower triangular: exp(q[i]) on the diagonal, q[D..] below, by columns */
-      for (int i = 0; i < D; i++) qxc[i] = exp(q[i]) * xc[i];
+      for (int i = 0; i < D; i++) qxc[i] = qdiags[k * D + i] * xc[i];
       int off = D;
       for (int j = 0; j < D; j++)
         for (int i = j + 1; i < D; i++) qxc[i] += q[off++] * xc[j];

@@ -27,17 +27,17 @@ template <class T> static T logsumexp(const T *v, int n) {
 }
 
 template <class T> static T gmm(const T *alphas, const T *means, const T *icf, const double *x, int n) {
-  T sum_qs[K], main_term[K], xc[D], qxc[D];
+  T sum_qs[K], qdiags[K * D], main_term[K], xc[D], qxc[D];
   for (int k = 0; k < K; k++) {
     sum_qs[k] = 0;
-    for (int i = 0; i < D; i++) sum_qs[k] += icf[k * ICF + i];
+    for (int i = 0; i < D; i++) sum_qs[k] += icf[k * ICF + i], qdiags[k * D + i] = exp(icf[k * ICF + i]);
   }
   T slse = 0;
   for (int p = 0; p < n; p++) {
     for (int k = 0; k < K; k++) {
       const T *q = icf + k * ICF;
       for (int i = 0; i < D; i++) xc[i] = x[p * D + i] - means[k * D + i];
-      for (int i = 0; i < D; i++) qxc[i] = exp(q[i]) * xc[i];
+      for (int i = 0; i < D; i++) qxc[i] = qdiags[k * D + i] * xc[i];
       int off = D;
       for (int j = 0; j < D; j++)
         for (int i = j + 1; i < D; i++) qxc[i] += q[off++] * xc[j];
