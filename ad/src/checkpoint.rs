@@ -11,10 +11,9 @@
 //! differentiation ends ([`finish`]), and the function is weak until then,
 //! so the optimiser neither inlines them nor drops the arguments the body
 //! does not use (the scheme, the regions) nor changes `step`'s signature
-//! (its address is an argument). Run as it is, or in
-//! forward mode, the loop is a loop. Reverse mode
-//! (`checkpoint_reverse`) runs the scheme's schedule instead, with the
-//! derivative of one step at a time.
+//! (its address is an argument). Run as it is, or in forward mode, the loop
+//! is a loop. Reverse mode (`checkpoint_reverse`) runs the scheme's schedule
+//! instead, with the derivative of one step at a time.
 
 use llvm_sys::core::*;
 
@@ -25,7 +24,7 @@ use crate::names::display_name;
 
 /// The entry point.
 pub(crate) const CHECKPOINT_FOR: &str = "__enzyme_checkpoint_for";
-/// The while-loop form, not implemented.
+/// The while-loop form: `i = 0; while (step(i++, args...));`.
 pub(crate) const CHECKPOINT_WHILE: &str = "__enzyme_checkpoint_while";
 /// The markers of the entry point's arguments.
 pub(crate) const MARKERS: &[&str] = &["enzyme_scheme", "enzyme_checkpoint_region"];
@@ -104,6 +103,14 @@ pub(crate) fn lower(
             "marker `{}` among the arguments of the step (only enzyme_scheme and enzyme_checkpoint_region, before \
              them, are read)",
             m.0
+        )));
+    }
+    // The driver reverse mode calls is defined by enzyme-rs's header.
+    let defined = |name: &str| crate::runtime::existing(module, name).is_some_and(|f| !ir::is_declaration(f));
+    if !defined("enzyme_rs_ckpt_forward") || !defined("enzyme_rs_ckpt_reverse") {
+        return Err(Box::new(at_call(call, format!("`{entry_name}` without enzyme-rs's checkpointing driver")).with_help(
+            "include <enzyme/checkpoint.h> (the one installed with enzyme-rs) in a file of the program: it defines \
+             the driver the derivative calls (enzyme_rs_ckpt_forward and enzyme_rs_ckpt_reverse)",
         )));
     }
     let params = ir::params(step);
