@@ -777,18 +777,7 @@ fn call_sites_of(f: Value) -> Vec<Value> {
 }
 
 fn calls_of(f: Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut u = LLVMGetFirstUse(f);
-        while !u.is_null() {
-            let user = LLVMGetUser(u);
-            if !LLVMIsACallInst(user).is_null() && LLVMGetCalledValue(user) == f {
-                out.push(user);
-            }
-            u = LLVMGetNextUse(u);
-        }
-    }
-    out
+    call_sites_of(f).into_iter().filter(|u| ir::opcode(*u) == llvm_sys::LLVMOpcode::LLVMCall).collect()
 }
 
 fn at_global(g: Value, message: String) -> Diagnostic {

@@ -189,6 +189,9 @@ impl<'g> Reverse<'g> {
         let slot_block = e.append_block(d, "slots");
         let slots = unsafe { LLVMCreateBuilderInContext(e.ctx) };
         let params = map_params(f, d, dup, Mode::Reverse, request.width);
+        // In the order of the derivative's parameters: per parameter, its lanes.
+        let shadow_params: Vec<Value> =
+            ir::params(f).iter().flat_map(|p| params.sh.iter().filter_map(move |lane| lane.get(p).copied())).collect();
         let g_module = g.module();
         let globals = g.shadow_globals();
         let lanes: Vec<Lane> = params
@@ -306,7 +309,7 @@ impl<'g> Reverse<'g> {
             }
         }
         if split {
-            r.keep_shadow_slots(f, d, dup, request.width);
+            r.keep_shadow_slots(&shadow_params);
         }
 
         r.forward_sweep(&seeds);

@@ -172,26 +172,17 @@ fn is_address_arithmetic(u: Value) -> bool {
 }
 
 impl Reverse<'_> {
-    /// A slot per shadow parameter of split derivative `d` of `f`, holding
-    /// the shadow the reverse sweep uses: the parameter, unless
-    /// `__enzyme_reverse` gives another (see [`Reverse::rebase_shadows`]).
-    pub(super) fn keep_shadow_slots(&mut self, f: Value, d: Value, dup: &[bool], width: u32) {
-        let dparams = ir::params(d);
-        let mut k = 0;
-        for (j, p) in ir::params(f).iter().enumerate() {
-            k += 1;
-            if ir::is_pointer(ir::type_of(*p)) && dup.get(j).copied().unwrap_or(false) {
-                for _ in 0..width {
-                    let param = dparams[k];
-                    let slot = unsafe {
-                        let slot = LLVMBuildAlloca(self.slots, ir::type_of(param), c"shadow.used".as_ptr());
-                        LLVMBuildStore(self.slots, param, slot);
-                        slot
-                    };
-                    self.shadow_slots.push((param, slot));
-                    k += 1;
-                }
-            }
+    /// A slot per shadow parameter of the split derivative, holding the
+    /// shadow the reverse sweep uses: the parameter, unless `__enzyme_reverse`
+    /// gives another (see [`Reverse::rebase_shadows`]).
+    pub(super) fn keep_shadow_slots(&mut self, shadow_params: &[Value]) {
+        for param in shadow_params {
+            let slot = unsafe {
+                let slot = LLVMBuildAlloca(self.slots, ir::type_of(*param), c"shadow.used".as_ptr());
+                LLVMBuildStore(self.slots, *param, slot);
+                slot
+            };
+            self.shadow_slots.push((*param, slot));
         }
     }
 

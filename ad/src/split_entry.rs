@@ -24,7 +24,8 @@ use crate::markers::MarkerCall;
 use crate::runtime::libc_function;
 
 /// The tape: `{ coroutine handle, list of kept shadows, the shadows given to
-/// the forward part, the split derivative's buffer }`.
+/// the reverse call (read by the reverse sweep, see `split`), the split
+/// derivative's buffer }`.
 struct Tape {
     ty: Type,
     io: SplitIo,
@@ -104,10 +105,7 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
         e.store(LLVMConstNull(ptr), tape.io.field(e, io, tape.io.shadows));
         let list = field(e, tape, t, LIST);
         e.store(list, tape.io.field(e, io, tape.io.freed));
-        let (mut args, shadows) = crate::derivative_args(e, plan);
-        for (j, s) in shadows.iter().enumerate() {
-            e.store(*s, shadow_slot(e, tape, t, j as u32));
-        }
+        let (mut args, _) = crate::derivative_args(e, plan);
         args.push(io);
         let h = e.call(d, &mut args);
         e.store(h, field(e, tape, t, HANDLE));
@@ -143,14 +141,10 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
         let (_, shadows) = crate::derivative_args(e, plan);
         let io = field(e, tape, t, IO);
         if shadows.len() as u32 == tape.shadows && !shadows.is_empty() {
-            let array_ty = LLVMArrayType2(ptr, shadows.len() as u64);
-            let array = entry_alloca(e, array_ty);
             for (j, s) in shadows.iter().enumerate() {
-                let i64t = LLVMInt64TypeInContext(e.ctx);
-                let mut idx = [LLVMConstInt(i64t, 0, 0), LLVMConstInt(i64t, j as u64, 0)];
-                e.store(*s, LLVMBuildGEP2(e.b, array_ty, array, idx.as_mut_ptr(), 2, c"".as_ptr()));
+                e.store(*s, shadow_slot(e, tape, t, j as u32));
             }
-            e.store(array, tape.io.field(e, io, tape.io.shadows));
+            e.store(shadow_slot(e, tape, t, 0), tape.io.field(e, io, tape.io.shadows));
         }
         if let Some(k) = tape.io.seed {
             e.store(crate::seed_value(e, plan), tape.io.field(e, io, k));
