@@ -12,7 +12,7 @@ use crate::names::display_name;
 use crate::request::Mode;
 
 /// Entry points of Enzyme's C API that this version does not implement.
-const UNSUPPORTED_ENTRY_POINTS: &[&str] = &["__enzyme_todense", "__enzyme_error_estimate"];
+const UNSUPPORTED_ENTRY_POINTS: &[&str] = &["__enzyme_error_estimate"];
 
 /// What kind of entry point a callee name is.
 pub(crate) enum EntryPoint {

@@ -68,7 +68,9 @@ mod tape;
 mod tape_buffer;
 #[cfg(test)]
 mod test_ir;
+mod todense;
 mod trip;
+mod unneeded_primal;
 
 use std::collections::HashSet;
 
@@ -237,6 +239,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
     registry::finish(module);
     checkpoint::finish(module);
     define_leftover_markers(module);
+    todense::lower(module)?;
     Ok(summary)
 }
 
@@ -412,6 +415,9 @@ fn differentiate_round(
                     .width(plan.width)
                     .runtime_activity(plan.runtime_activity || options.runtime_activity);
                 request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
+                if plan.mode == Mode::Forward {
+                    request.primal_unneeded = unneeded_primal::mask(plan);
+                }
                 Some(gen.derivative(request))
             }
         });
@@ -421,6 +427,9 @@ fn differentiate_round(
     summary.calls.append(&mut gen.notes);
     let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
     for (plan, d) in plans.iter().zip(targets) {
+        if let (Mode::Forward, None, Some(d)) = (plan.mode, plan.split, d) {
+            unneeded_primal::drop_stores(plan, d);
+        }
         match (plan.split, d) {
             (None, Some(d)) => rewrite(module, plan, d, &shadow_globals),
             _ => split_entry::rewrite(module, plan, d),

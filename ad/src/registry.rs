@@ -334,7 +334,7 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         if crate::entry_points::entry_point(&name).is_some() || crate::markers::type_hint(&name).is_some() {
             continue;
         }
-        if name == IGNORE_DERIVATIVES {
+        if name == IGNORE_DERIVATIVES || crate::todense::is_entry(&name) {
             continue;
         }
         if name == CALL_INACTIVE {
@@ -769,13 +769,13 @@ fn has_uses(v: Value) -> bool {
     unsafe { !LLVMGetFirstUse(v).is_null() }
 }
 
-/// Direct calls of `f` (its other uses are left alone).
 /// The calls and invokes of `f` (C++ calls a function that may throw with
 /// an `invoke` where cleanups are pending).
-fn call_sites_of(f: Value) -> Vec<Value> {
+pub(crate) fn call_sites_of(f: Value) -> Vec<Value> {
     ir::users(f).into_iter().filter(|u| ir::is_call_or_invoke(*u) && unsafe { LLVMGetCalledValue(*u) } == f).collect()
 }
 
+/// Direct calls of `f` (its other uses are left alone).
 fn calls_of(f: Value) -> Vec<Value> {
     call_sites_of(f).into_iter().filter(|u| ir::opcode(*u) == llvm_sys::LLVMOpcode::LLVMCall).collect()
 }

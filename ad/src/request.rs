@@ -71,6 +71,10 @@ pub(crate) struct Request {
     /// adjoints are added into shadow memory atomically, since other
     /// threads' reverse sweeps may add to the same places.
     pub atomic_adjoints: bool,
+    /// Forward mode, outermost derivative only: per parameter, whether it
+    /// was given with `enzyme_dupnoneed` (its memory's primal values are
+    /// not wanted; see `unneeded_primal`). Empty when none was.
+    pub primal_unneeded: Vec<bool>,
 }
 
 impl Request {
@@ -87,6 +91,7 @@ impl Request {
             runtime_activity: false,
             tangent_replay: false,
             atomic_adjoints: false,
+            primal_unneeded: Vec::new(),
         }
     }
 
@@ -103,6 +108,7 @@ impl Request {
             runtime_activity: false,
             tangent_replay: false,
             atomic_adjoints: false,
+            primal_unneeded: Vec::new(),
         }
     }
 
