@@ -89,11 +89,39 @@ struct Web {
     casts_out: Vec<Value>,
     /// Stores of members.
     stores: Vec<Value>,
+    /// Users that only inspect a member's bits (see
+    /// `compared_reads::only_inspected`), with the member: they get the
+    /// retyped float's bits back.
+    inspections: Vec<(Value, Value)>,
 }
 
 fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
+    let web = web_shape(seed, float)?;
+    // A float's bits only inspected, moved nowhere: nothing to retype (and
+    // retyping would make the same bits again).
+    if web.stores.is_empty() && web.casts_out.is_empty() && web.members.iter().all(|m| ir::opcode(*m) == LLVMBitCast) {
+        return None;
+    }
+    // Bits used as a float or made from one say so; otherwise the memory
+    // they are loaded from or stored to must.
+    let typed = !web.casts_out.is_empty()
+        || web.members.iter().any(|m| ir::opcode(*m) == LLVMBitCast)
+        || web.inspections.iter().any(|(m, _)| ordered_as_float(*m))
+        || web
+            .members
+            .iter()
+            .filter(|m| ir::opcode(**m) == LLVMLoad)
+            .map(|m| ir::operand(*m, 0))
+            .chain(web.stores.iter().map(|s| ir::operand(*s, 1)))
+            .any(|p| memory_holds(p, float, &web) || read_or_written_as(p, float, &web));
+    typed.then_some(web)
+}
+
+/// The web of integers carrying float bits that `seed` belongs to, by its
+/// shape alone: what it is made of and used by (see [`Web`]).
+fn web_shape(seed: Value, float: ir::Type) -> Option<Web> {
     let bits = unsafe { llvm_sys::target::LLVMSizeOfTypeInBits(data_layout(seed)?, float) };
-    let mut web = Web { members: Vec::new(), casts_out: Vec::new(), stores: Vec::new() };
+    let mut web = Web { members: Vec::new(), casts_out: Vec::new(), stores: Vec::new(), inspections: Vec::new() };
     let mut seen = HashSet::new();
     let mut work = vec![seed];
     while let Some(v) = work.pop() {
@@ -148,22 +176,17 @@ fn float_web(seed: Value, float: ir::Type) -> Option<Web> {
                 }
                 LLVMPHI | LLVMShuffleVector => work.push(u),
                 LLVMSelect if ir::operand(u, 0) != v => work.push(u),
+                // Bits only inspected (`total_cmp` orders floats by them).
+                _ if ir::is_int(t) && is_inspection(u) => {
+                    if !web.inspections.contains(&(v, u)) {
+                        web.inspections.push((v, u));
+                    }
+                }
                 _ => return None,
             }
         }
     }
-    // Bits used as a float or made from one say so; otherwise the memory
-    // they are loaded from or stored to must.
-    let typed = !web.casts_out.is_empty()
-        || web.members.iter().any(|m| ir::opcode(*m) == LLVMBitCast)
-        || web
-            .members
-            .iter()
-            .filter(|m| ir::opcode(**m) == LLVMLoad)
-            .map(|m| ir::operand(*m, 0))
-            .chain(web.stores.iter().map(|s| ir::operand(*s, 1)))
-            .any(|p| memory_holds(p, float, &web) || read_or_written_as(p, float, &web));
-    typed.then_some(web)
+    Some(web)
 }
 
 /// Whether the function loads or stores `float` itself (outside the web) at
@@ -236,8 +259,9 @@ fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
             continue;
         }
         // Other copies of the same memory through integers (a vectorised
-        // loop's vector and scalar parts): moved bits, no evidence either way.
-        if moves_float_sized_bits(i, float) {
+        // loop's vector and scalar parts, the other moves of a sort's
+        // partition): moved bits, no evidence either way.
+        if moves_float_sized_bits(i, float) || other_web(i, float) {
             continue;
         }
         // The float itself, its lanes' type, or a vector of those (read a few at a time).
@@ -268,11 +292,20 @@ fn moves_float_sized_bits(i: Value, float: ir::Type) -> bool {
             && users.iter().all(|u| match ir::opcode(*u) {
                 LLVMShuffleVector => true,
                 LLVMStore => ir::operand(*u, 0) == i,
-                _ => false,
+                // Made a float again, or only inspected (`total_cmp`).
+                LLVMBitCast => ir::type_of(*u) == float,
+                _ => is_inspection(*u),
             })
     } else {
         ir::is_instruction(v) && matches!(ir::opcode(v), LLVMLoad | LLVMShuffleVector)
     }
+}
+
+/// Whether load or store `i` is part of another web of float-sized bits by
+/// its shape (loaded, joined, stored, only inspected otherwise).
+fn other_web(i: Value, float: ir::Type) -> bool {
+    let v = if ir::opcode(i) == LLVMLoad { i } else { ir::operand(i, 0) };
+    ir::is_instruction(v) && web_shape(v, float).is_some()
 }
 
 /// Whether a type is `float`, or arrays/structs of nothing else.
@@ -430,15 +463,60 @@ fn retype(web: &Web, float: ir::Type) {
             LLVMReplaceAllUsesWith(*c, map[&ir::operand(*c, 0)]);
             LLVMInstructionEraseFromParent(*c);
         }
-        // The old members are dead now (their users were all retyped).
-        for m in web.members.iter().rev() {
-            if ir::opcode(*m) != LLVMBitCast || LLVMGetFirstUse(*m).is_null() {
-                LLVMReplaceAllUsesWith(*m, LLVMGetPoison(ir::type_of(*m)));
+        for (m, u) in &web.inspections {
+            if !(0..ir::operand_count(*u)).any(|k| ir::operand(*u, k) == *m) {
+                continue;
+            }
+            LLVMPositionBuilderBefore(b, *u);
+            let bits = LLVMBuildBitCast(b, map[m], ir::type_of(*m), c"bits".as_ptr());
+            for k in 0..ir::operand_count(*u) {
+                if ir::operand(*u, k) == *m {
+                    LLVMSetOperand(*u, k, bits);
+                }
+            }
+        }
+        // The old members are dead now (their users were all retyped);
+        // a `bitcast` of a float stays where it has users outside the web,
+        // so it is judged once the other members are gone.
+        for m in web.members.iter().rev().filter(|m| ir::opcode(**m) != LLVMBitCast) {
+            LLVMReplaceAllUsesWith(*m, LLVMGetPoison(ir::type_of(*m)));
+            LLVMInstructionEraseFromParent(*m);
+        }
+        for m in web.members.iter().filter(|m| ir::opcode(**m) == LLVMBitCast) {
+            if LLVMGetFirstUse(*m).is_null() {
                 LLVMInstructionEraseFromParent(*m);
             }
         }
         LLVMDisposeBuilder(b);
     }
+}
+
+/// Whether `u`, a user of a web member, only inspects its bits: an integer
+/// comparison, or integer arithmetic whose result is only inspected.
+fn is_inspection(u: Value) -> bool {
+    ir::opcode(u) == LLVMICmp
+        || (matches!(ir::opcode(u), LLVMLShr | LLVMAShr | LLVMShl | LLVMXor | LLVMAnd | LLVMOr | LLVMAdd | LLVMSub)
+            && crate::compared_reads::only_inspected(u))
+}
+
+/// Whether integer `m` is ordered as a float's bits are: `total_cmp`'s key
+/// `m ^ ((m >>s (w - 1)) >>u 1)` (the sign-magnitude order of IEEE floats
+/// made two's complement). Integers are not ordered so.
+fn ordered_as_float(m: Value) -> bool {
+    let width = ir::int_width(ir::type_of(m)) as i64;
+    let const_is = |v: Value, n: i64| ir::const_int_value(v) == Some(n);
+    ir::users(m).into_iter().any(|a| {
+        ir::opcode(a) == LLVMAShr
+            && ir::operand(a, 0) == m
+            && const_is(ir::operand(a, 1), width - 1)
+            && ir::users(a).into_iter().any(|l| {
+                ir::opcode(l) == LLVMLShr
+                    && const_is(ir::operand(l, 1), 1)
+                    && ir::users(l)
+                        .into_iter()
+                        .any(|x| ir::opcode(x) == LLVMXor && (0..2).any(|k| ir::operand(x, k) == m))
+            })
+    })
 }
 
 /// Constants an integer web may take in (`0`, `undef`, `poison`, literals).

@@ -95,6 +95,9 @@ pub(crate) fn classify(i: Value) -> Kind {
             let src = ir::type_of(ir::operand(i, 0));
             if ir::is_pointer(src) && ir::is_pointer(ty) {
                 Kind::PtrCast
+            } else if ir::is_float(src) && ir::is_int(ty) && crate::compared_reads::only_inspected(i) {
+                // A float's bits only compared (`total_cmp`): no derivative.
+                Kind::Inactive
             } else if contains_float(src) || contains_float(ty) {
                 unsupported(
                     "`bitcast` reinterpreting floating-point bits",

@@ -120,3 +120,35 @@ pub(crate) fn reads_only_compared(p: Value) -> bool {
     let reads = Reads { load: &load, leaves: false, other_callees: false };
     reads_only(p, ir::parent_function(p), &reads, &mut HashSet::new())
 }
+
+/// Whether integer `v` (a float's bits: `f64::to_bits`, `total_cmp`) is
+/// only inspected: through shifts, bitwise and additive operations and
+/// width changes it reaches nothing but integer comparisons. Such bits
+/// carry no derivative, as a float that is only compared carries none.
+pub(crate) fn only_inspected(v: Value) -> bool {
+    let mut seen: HashSet<Value> = HashSet::new();
+    let mut work = vec![v];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let users = ir::users(x);
+        if users.is_empty() && x == v {
+            return false;
+        }
+        for u in users {
+            use LLVMOpcode::*;
+            match ir::opcode(u) {
+                LLVMICmp => {}
+                LLVMLShr | LLVMAShr | LLVMShl | LLVMXor | LLVMAnd | LLVMOr | LLVMAdd | LLVMSub | LLVMTrunc
+                | LLVMZExt | LLVMSExt
+                    if ir::is_int(ir::type_of(u)) =>
+                {
+                    work.push(u)
+                }
+                _ => return false,
+            }
+        }
+    }
+    true
+}

@@ -986,3 +986,48 @@ define void @grad(ptr %a, ptr %da) {{
         (a, da)
     })
 }
+
+#[test]
+fn float_bits_only_compared_as_total_cmp_does() {
+    // Two doubles ordered by their bits, as `f64::total_cmp` does (the
+    // optimiser loads them as integers for that, and turns them back into
+    // doubles to move them): the bits carry no derivative, the moves do.
+    // a = [2, -1] -> [-1, 2]; obj = a'[0] + 3·a'[1].
+    let ir = r#"
+define void @sort2(ptr %a) {
+  %p1 = getelementptr inbounds i8, ptr %a, i64 8
+  %x = load i64, ptr %a
+  %y = load i64, ptr %p1
+  %xs = ashr i64 %x, 63
+  %xm = lshr i64 %xs, 1
+  %xk = xor i64 %xm, %x
+  %ys = ashr i64 %y, 63
+  %ym = lshr i64 %ys, 1
+  %yk = xor i64 %ym, %y
+  %lt = icmp slt i64 %yk, %xk
+  %xd = bitcast i64 %x to double
+  %yd = bitcast i64 %y to double
+  %lo = select i1 %lt, double %yd, double %xd
+  %hi = select i1 %lt, double %xd, double %yd
+  store double %lo, ptr %a
+  store double %hi, ptr %p1
+  ret void
+}
+define double @obj(ptr %a) {
+  call void @sort2(ptr %a)
+  %p1 = getelementptr inbounds i8, ptr %a, i64 8
+  %x0 = load double, ptr %a
+  %x1 = load double, ptr %p1
+  %w = fmul double %x1, 3.0
+  %s = fadd double %x0, %w
+  ret double %s
+}
+"#;
+    let (a, da) = array_gradient(ir, &[2.0, -1.0]);
+    assert_eq!(a, [-1.0, 2.0]);
+    assert_close(da[0], 3.0, 1e-15);
+    assert_close(da[1], 1.0, 1e-15);
+    let (_, da) = array_gradient(ir, &[-1.0, 2.0]);
+    assert_close(da[0], 1.0, 1e-15);
+    assert_close(da[1], 3.0, 1e-15);
+}

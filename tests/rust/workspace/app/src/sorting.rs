@@ -1,6 +1,6 @@
 //! Sorting a copy of an input slice with the standard library's stable sort
 //! (`sort_by` with `partial_cmp`, both orders) and its unstable sort
-//! (`sort_unstable_by`): the comparisons carry no
+//! (`sort_unstable_by`), also ordered by `total_cmp`: the comparisons carry no
 //! derivative, the permutation does. Four elements (a small-sort network),
 //! fifty (quicksort with a scratch buffer on the stack) and three thousand
 //! (a scratch buffer on the heap). Each element's derivative is the weight of
@@ -33,14 +33,34 @@ fn unstable(p: &[f64]) -> f64 {
     v.iter().enumerate().map(|(i, x)| (i as f64 + 1.0) * x * x).sum()
 }
 
+// Ordered by `total_cmp` (the floats' bits made an integer key): the bits
+// compared carry no derivative, the moves do.
+#[autodiff_reverse(d_total_unstable, Duplicated, Active)]
+#[autodiff_forward(t_total_unstable, Dual, Dual)]
+fn total_unstable(p: &[f64]) -> f64 {
+    let mut v = p.to_vec();
+    v.sort_unstable_by(f64::total_cmp);
+    v.iter().enumerate().map(|(i, x)| (i as f64 + 1.0) * x * x).sum()
+}
+
+#[autodiff_reverse(d_total_stable, Duplicated, Active)]
+#[autodiff_forward(t_total_stable, Dual, Dual)]
+fn total_stable(p: &[f64]) -> f64 {
+    let mut v = p.to_vec();
+    v.sort_by(|a, b| b.total_cmp(a));
+    v.iter().enumerate().map(|(i, x)| (i as f64 + 1.0) * x * x).sum()
+}
+
 /// Checks them through `check(what, got, want, tolerance)`.
 pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
     type Rev = fn(&[f64], &mut [f64], f64) -> f64;
     type Fwd = fn(&[f64], &[f64]) -> (f64, f64);
-    let cases: [(&str, fn(&[f64]) -> f64, Rev, Fwd, bool); 3] = [
+    let cases: [(&str, fn(&[f64]) -> f64, Rev, Fwd, bool); 5] = [
         ("sort_by ascending", ascending, d_ascending, t_ascending, false),
         ("sort_by descending", descending, d_descending, t_descending, true),
         ("sort_unstable_by", unstable, d_unstable, t_unstable, false),
+        ("sort_unstable_by(f64::total_cmp)", total_unstable, d_total_unstable, t_total_unstable, false),
+        ("sort_by total_cmp descending", total_stable, d_total_stable, t_total_stable, true),
     ];
     for n in [4usize, 50, 3000] {
         // Distinct values in a scrambled order.
