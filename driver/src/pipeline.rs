@@ -123,41 +123,34 @@ fn set_llvm_options(flags: &[String]) {
 }
 
 /// Functions of more instructions than this (the derivative of thousands of
-/// straight-line statements) are optimised and compiled without the passes
-/// whose cost grows faster than their size: the SLP vectoriser and the
-/// machine instruction scheduler (measured on such a function: 40% of the
-/// post-AD pipeline's time and 35% of code generation's). The benchmarks'
-/// functions are far smaller.
+/// straight-line statements) are optimised by [`HUGE_PIPELINE`] instead of
+/// the level's pipeline, and compiled without the machine instruction
+/// scheduler: the passes whose cost grows faster than a function's size
+/// (the SLP vectoriser, dead-store elimination over memory SSA, the
+/// scheduler) took most of the build time of such a function, for little
+/// gain in code that is one long block. The benchmarks' functions are far
+/// smaller.
 const HUGE_FUNCTION: usize = 4_000;
 
-/// Whether the module has a function over [`HUGE_FUNCTION`] instructions,
-/// and its other functions with bodies.
-fn huge_functions<'ctx>(module: &Module<'ctx>) -> (bool, Vec<inkwell::values::FunctionValue<'ctx>>) {
-    let mut huge = false;
-    let mut others = Vec::new();
-    for f in module.get_functions() {
-        let n: usize = f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum();
-        if n > HUGE_FUNCTION {
-            huge = true;
-        } else if n > 0 {
-            others.push(f);
-        }
-    }
-    (huge, others)
-}
+/// What a huge derivative gets after differentiation: stack slots to
+/// registers, common subexpressions and dead code gone, instructions
+/// combined (about a quarter of `default<O2>`'s time on such a function).
+const HUGE_PIPELINE: &str = "sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg";
 
-/// Passes that vectorise straight-line code, and their clean-up.
-const SLP: &str = "slp-vectorizer,vector-combine,instcombine<no-verify-fixpoint>,simplifycfg";
+/// The names of the module's functions over [`HUGE_FUNCTION`] instructions.
+fn huge_functions(module: &Module<'_>) -> Vec<String> {
+    module
+        .get_functions()
+        .filter(|f| f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum::<usize>() > HUGE_FUNCTION)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect()
+}
 
 fn run(module: &Module<'_>, tm: &TargetMachine, passes: &str, pre_ad: bool) -> Result<(), DriverError> {
-    run_with(module, tm, passes, pre_ad, !pre_ad)
-}
-
-fn run_with(module: &Module<'_>, tm: &TargetMachine, passes: &str, pre_ad: bool, slp: bool) -> Result<(), DriverError> {
     if passes.is_empty() {
         return Ok(());
     }
-    set_vectorizers(!pre_ad, slp);
+    set_vectorizers(!pre_ad, !pre_ad);
     let opts = PassBuilderOptions::create();
     if pre_ad {
         opts.set_loop_vectorization(false);
@@ -174,28 +167,29 @@ pub fn pre_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Resul
     run(module, tm, pipeline_text(level), true)
 }
 
-/// The pipeline after differentiation. With a huge function in the module,
-/// the SLP vectoriser is held back from it: it runs afterwards on each of
-/// the other functions.
+/// The pipeline after differentiation. Huge functions are held back from
+/// it and get [`HUGE_PIPELINE`] of their own.
 pub fn post_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Result<(), DriverError> {
     let passes = pipeline_text(level);
     if passes.is_empty() {
         return run(module, tm, POST_AD_O0, false);
     }
-    if !huge_functions(module).0 {
+    let huge = huge_functions(module);
+    if huge.is_empty() {
         return run(module, tm, passes, false);
     }
-    run_with(module, tm, passes, false, false)?;
-    // (What is left of the module now: the pipeline deletes functions.)
-    let (_, others) = huge_functions(module);
-    set_vectorizers(true, true);
-    let slp = std::ffi::CString::new(SLP).expect("no NUL");
-    for f in others {
+    let held = crate::focus::hold_back(module, &huge);
+    let result = run(module, tm, passes, false);
+    crate::focus::release(module, held);
+    result?;
+    let light = std::ffi::CString::new(HUGE_PIPELINE).expect("no NUL");
+    for name in &huge {
+        let Some(f) = module.get_function(name) else { continue };
         let opts = PassBuilderOptions::create();
         let err = unsafe {
             llvm_sys::transforms::pass_builder::LLVMRunPassesOnFunction(
                 inkwell::values::AsValueRef::as_value_ref(&f),
-                slp.as_ptr(),
+                light.as_ptr(),
                 tm.as_mut_ptr(),
                 opts.as_mut_ptr(),
             )
@@ -207,7 +201,7 @@ pub fn post_ad(module: &Module<'_>, tm: &TargetMachine, level: OptLevel) -> Resu
                 llvm_sys::error::LLVMDisposeErrorMessage(m);
                 text
             };
-            return Err(DriverError::Llvm(format!("optimisation pipeline `{SLP}` failed: {message}")));
+            return Err(DriverError::Llvm(format!("optimisation pipeline `{HUGE_PIPELINE}` failed: {message}")));
         }
     }
     Ok(())
@@ -234,7 +228,7 @@ pub fn address_sanitizer(module: &Module<'_>, tm: &TargetMachine) -> Result<(), 
 /// when a function is huge, and with its addresses spread over several
 /// bases: see [`HUGE_FUNCTION`] and [`spread_address_bases`]).
 pub fn emit_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Result<(), DriverError> {
-    if huge_functions(module).0 {
+    if !huge_functions(module).is_empty() {
         set_llvm_options(&["-enable-misched=false".to_string()]);
     }
     for f in module.get_functions() {
