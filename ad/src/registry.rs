@@ -31,6 +31,10 @@ const ALLOCATOR: &str = "enzyme_allocator";
 const DEALLOCATOR_FN: &str = "enzyme_deallocator_fn";
 /// Function attribute: a deallocation function of a registered allocator.
 const DEALLOCATOR: &str = "enzyme_deallocator";
+/// Function attribute (and annotation): a call that adds an entry to sparse
+/// storage, for Enzyme's automatic sparsification, which this engine does
+/// not do; the calls run as written.
+const SPARSE_ACCUMULATE: &str = "enzyme_sparse_accumulate";
 
 /// Marks functions this module made `noinline` (undone after differentiation).
 const HELD_OUT_OF_LINE: &str = "enzyme-rs.held-out-of-line";
@@ -293,6 +297,11 @@ fn read_annotations(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
                     set_user_shadow(v, shadow);
                 }
             }
+            // Leave to Enzyme's automatic sparsification to visit only the
+            // entries such a call receives; enzyme-rs does not sparsify
+            // (`-enzyme-auto-sparsity` is refused), so the call runs as the
+            // program wrote it, and the derivative is the same either way.
+            (SPARSE_ACCUMULATE, Some(_), _) => {}
             ("enzyme_sparse_accumulate" | "enzyme_shouldrecompute", _, _) => {
                 let mut d = at();
                 let name = display_name(&ir::name(f.or(global).unwrap_or(target)));
@@ -319,11 +328,13 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
     for f in ir::functions(module) {
         for a in string_attrs(f) {
             if a.starts_with("enzyme_")
-                && ![INACTIVE, MATH, ALLOCATOR, DEALLOCATOR, DEALLOCATOR_FN].contains(&a.as_str())
+                && ![INACTIVE, MATH, ALLOCATOR, DEALLOCATOR, DEALLOCATOR_FN, SPARSE_ACCUMULATE].contains(&a.as_str())
             {
                 diags.push(
                     at_function(f, format!("unknown Enzyme attribute `{a}` on `{}`", display_name(&ir::name(f))))
-                        .with_help("attributes the engine reads: enzyme_inactive, enzyme_math"),
+                        .with_help(
+                            "attributes the engine reads: enzyme_inactive, enzyme_math, enzyme_sparse_accumulate",
+                        ),
                 );
             }
         }

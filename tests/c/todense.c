@@ -77,7 +77,11 @@ static double record_load(int64_t offset, int64_t row, struct triplets *t) {
   double *e = entry(offset, row, t, 0);
   return e ? *e : 0.0;
 }
-static void record_store(double v, int64_t offset, int64_t row, struct triplets *t) {
+/* (Marked as Enzyme's sparse programs mark their store functions: for
+ * Enzyme's automatic sparsification, which enzyme-rs does not do; the
+ * attribute is accepted and changes nothing.) */
+__attribute__((enzyme_sparse_accumulate)) static void record_store(double v, int64_t offset, int64_t row,
+                                                                   struct triplets *t) {
   double *e = entry(offset, row, t, v != 0.0);
   if (e)
     *e = v;

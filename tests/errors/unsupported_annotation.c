@@ -1,10 +1,10 @@
-// expect: Enzyme annotation `enzyme_sparse_accumulate` on `accumulate` is not supported yet
+// expect: Enzyme annotation `enzyme_shouldrecompute` on `accumulate` is not supported yet
 // expect: unsupported_annotation.c:7
-/* Enzyme's attributes that the engine does not implement yet stop the
- * build (the plugin lowers them to annotations the engine reads). */
+/* Enzyme's annotations that the engine does not implement yet stop the
+ * build. */
 double __enzyme_autodiff(void *, ...);
 
-__attribute__((enzyme_sparse_accumulate)) static void accumulate(double *p, double v) { *p += v; }
+__attribute__((annotate("enzyme_shouldrecompute"))) static void accumulate(double *p, double v) { *p += v; }
 static double f(double x) {
   double s = 0;
   accumulate(&s, x * x);

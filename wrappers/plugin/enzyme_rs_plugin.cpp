@@ -200,7 +200,8 @@ struct ShadowAttr : EnzymeAttr {
     return AttributeApplied;
   }
 };
-// The engine does not implement this yet: the annotation makes it say so.
+// For Enzyme's automatic sparsification, which enzyme-rs does not do: the
+// engine accepts the annotation, and the calls run as written.
 struct SparseAttr : EnzymeAttr {
   SparseAttr()
       : EnzymeAttr(SparseSpellings, Fits::Functions,
