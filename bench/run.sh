@@ -52,7 +52,7 @@ BENCHES=(
 )
 
 # Levers of ENZYME_ABLATE (see driver/src/pipeline.rs).
-LEVERS=(tape-reuse bounded-tapes tape-scope store-forwarding)
+LEVERS=(tape-reuse bounded-tapes tape-scope store-forwarding settled-slots exact-visits)
 failed=0 checked=0
 ours=() peers=() ablation=() builds=() where=()
 ms() { date +%s%N | awk '{printf "%.0f", $1 / 1e6}'; }
@@ -337,11 +337,14 @@ checkpoint=$("$here/checkpoint.sh") || fail "checkpointed time loops"
   echo "on the stack when small (no growth tests, no malloc); \`tape-scope\`, the tapes' records an alias scope of their own that"
   echo "every other access of a derivative is marked not to alias (so the optimiser moves tape reads out of inner loops"
   echo "past the adjoint stores there); \`store-forwarding\`, a load of a local array that an earlier loop filled computed"
-  echo "again in the reverse sweep from what was stored (GMM's \`xc = x - mean\`) instead of taped. In brackets: the time"
-  echo "over the default's, and peak memory."
+  echo "again in the reverse sweep from what was stored (GMM's \`xc = x - mean\`) instead of taped; \`settled-slots\`, a load"
+  echo "of a local array that no write can follow read again in the reverse sweep (GMM's \`exp(q)\` per component) instead"
+  echo "of taped; \`exact-visits\`, the first instance of each entry of a loop whose iterations per entry follow from its"
+  echo "bounds (an \`!=\` test, a step of one) computed in the reverse sweep instead of taped (GMM's triangular product)."
+  echo "In brackets: the time over the default's, and peak memory."
   echo
-  echo "| benchmark | all levers (default) | AD before optimisation | without tape reuse | without bounded tapes | without the tape scope | without store forwarding |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| benchmark | all levers (default) | AD before optimisation | without tape reuse | without bounded tapes | without the tape scope | without store forwarding | without settled slots | without exact visits |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${ablation[@]}"
   echo
   echo "## Build time (ms)"

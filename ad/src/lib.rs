@@ -130,6 +130,13 @@ pub struct Ablation {
     /// Loads of a local array that an earlier loop filled are computed again
     /// from the stored value instead of taped (see `stored_values`).
     pub no_store_forwarding: bool,
+    /// Loads of a local array that no write can follow are read again in
+    /// the reverse sweep instead of taped (see `reread::settled_slots`).
+    pub no_settled_slots: bool,
+    /// Loops whose entries' iterations are known exactly get each entry's
+    /// first instance computed in the reverse sweep instead of taped (see
+    /// `trip::exact_visits`).
+    pub no_exact_visits: bool,
 }
 
 /// Reads what the program registers in Enzyme's spellings outside the

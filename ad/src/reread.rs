@@ -7,8 +7,13 @@
 //! and `&mut T`) and the function neither writes through it nor lets it
 //! escape: then no other pointer may reach that memory while the function
 //! runs (that would be undefined behaviour), whatever else it writes or calls.
+//!
+//! And per load, for the function's own stack slots that nothing but direct
+//! loads, stores and memory intrinsics reach: when no write of the slot can
+//! follow the load (a table filled before a loop and only read in it), the
+//! value is still there when the reverse sweep runs.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use llvm_sys::LLVMOpcode;
 
@@ -88,6 +93,18 @@ pub(crate) fn unwritten_noalias_arguments(f: Value) -> HashSet<Value> {
 /// Whether every use of `p` and of the pointers derived from it only reads.
 fn only_read(p: Value) -> bool {
     use LLVMOpcode::*;
+    each_use_of_derived(p, |u, v| match ir::opcode(u) {
+        LLVMLoad | LLVMICmp => true,
+        LLVMCall => is_read_by_call(u, v),
+        _ => false,
+    })
+}
+
+/// Calls `judge(user, pointer)` on every use of `p` and of the pointers
+/// derived from it (through `getelementptr`, casts, phis and selects), which
+/// it follows itself; false as soon as a judgement is.
+fn each_use_of_derived(p: Value, mut judge: impl FnMut(Value, Value) -> bool) -> bool {
+    use LLVMOpcode::*;
     let mut derived = vec![p];
     let mut seen: HashSet<Value> = HashSet::new();
     while let Some(v) = derived.pop() {
@@ -96,12 +113,10 @@ fn only_read(p: Value) -> bool {
         }
         for u in ir::users(v) {
             match ir::opcode(u) {
-                LLVMLoad => {}
-                LLVMICmp => {}
                 LLVMGetElementPtr if ir::operand(u, 0) == v => derived.push(u),
                 LLVMBitCast | LLVMAddrSpaceCast | LLVMPHI => derived.push(u),
                 LLVMSelect if ir::operand(u, 0) != v => derived.push(u),
-                LLVMCall if is_read_by_call(u, v) => {}
+                _ if judge(u, v) => {}
                 _ => return false,
             }
         }
@@ -119,6 +134,56 @@ fn is_read_by_call(c: Value, v: Value) -> bool {
         return ir::operand(c, 0) != v && (2..count).all(|k| ir::operand(c, k) != v);
     }
     name.starts_with("llvm.lifetime.")
+}
+
+/// The stack slots of `f` (allocas of its entry block) that only direct
+/// loads, stores, memory intrinsics and lifetime markers reach (through
+/// `getelementptr`, casts, phis and selects), each with the blocks from
+/// which a write of it can still be reached: a load outside those blocks
+/// reads what the slot holds when the reverse sweep runs.
+pub(crate) fn settled_slots(f: Value, cfg: &Cfg) -> HashMap<Value, HashSet<crate::ir::Block>> {
+    let mut out = HashMap::new();
+    let Some(entry) = ir::blocks(f).first().copied() else { return out };
+    for a in ir::instructions(entry).into_iter().filter(|i| ir::opcode(*i) == LLVMOpcode::LLVMAlloca) {
+        let Some(writes) = slot_writes(a) else { continue };
+        // Every block from which a write can be reached (the writes' own too).
+        let mut tainted: HashSet<crate::ir::Block> = HashSet::new();
+        let mut work: Vec<crate::ir::Block> = writes.iter().map(|w| ir::parent_block(*w)).collect();
+        while let Some(b) = work.pop() {
+            if tainted.insert(b) {
+                work.extend(cfg.preds.get(&b).into_iter().flatten().copied());
+            }
+        }
+        out.insert(a, tainted);
+    }
+    out
+}
+
+/// The instructions writing slot `a`, if only direct accesses reach it.
+fn slot_writes(a: Value) -> Option<Vec<Value>> {
+    use LLVMOpcode::*;
+    let mut writes = Vec::new();
+    let direct = each_use_of_derived(a, |u, v| match ir::opcode(u) {
+        LLVMLoad => true,
+        LLVMStore if ir::operand(u, 1) == v && ir::operand(u, 0) != v => {
+            writes.push(u);
+            true
+        }
+        LLVMCall if ir::is_lifetime_marker(u) => true,
+        LLVMCall => {
+            let name = ir::called_function(u).map(ir::name).unwrap_or_default();
+            let count = ir::call_arg_count(u);
+            let is_copy = name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove");
+            // The destination of a copy or a fill is written; the source only read.
+            let fits = (is_copy || name.starts_with("llvm.memset")) && (2..count).all(|k| ir::operand(u, k) != v);
+            if fits && ir::operand(u, 0) == v {
+                writes.push(u);
+            }
+            fits
+        }
+        _ => false,
+    });
+    direct.then_some(writes)
 }
 
 #[cfg(test)]
@@ -177,5 +242,32 @@ mod tests {
              store double 1.0, ptr %p\n  ret void\n}}\n"
         );
         assert_eq!(kept(&ir), ["d"]);
+    }
+
+    #[test]
+    fn a_slot_filled_before_a_loop_is_read_again_in_it() {
+        // %t: filled in %fill, read in %use (no write after): settled there.
+        // %u: written and read in %use: every block reaches a write.
+        // %v: passed to a call: not a slot of direct accesses.
+        let ir = format!(
+            "{DECLS}define double @f(double %x, i64 %n) {{\n\
+             entry:\n  %t = alloca [4 x double]\n  %u = alloca double\n  %v = alloca double\n  call void @g(ptr %v)\n  br label %fill\n\
+             fill:\n  %i = phi i64 [ 0, %entry ], [ %i1, %fill ]\n  %p = getelementptr double, ptr %t, i64 %i\n  \
+             store double %x, ptr %p\n  %i1 = add i64 %i, 1\n  %c = icmp eq i64 %i1, 4\n  br i1 %c, label %use, label %fill\n\
+             use:\n  %j = phi i64 [ 0, %fill ], [ %j1, %use ]\n  %s = phi double [ 0.0, %fill ], [ %s1, %use ]\n  \
+             %q = getelementptr double, ptr %t, i64 %j\n  %a = load double, ptr %q\n  store double %a, ptr %u\n  %b = load double, ptr %u\n  \
+             %s1 = fadd double %s, %b\n  %j1 = add i64 %j, 1\n  %d = icmp eq i64 %j1, %n\n  br i1 %d, label %out, label %use\n\
+             out:\n  ret double %s1\n}}\n"
+        );
+        with_function(&ir, |f| {
+            let cfg = Cfg::new(f);
+            let slots = settled_slots(f, &cfg);
+            let named = |n: &str| slots.iter().find(|(a, _)| ir::name(**a) == n).map(|(_, t)| t.clone());
+            let block = |n: &str| ir::blocks(f).into_iter().find(|b| ir::name(ir::block_value(*b)) == n).unwrap();
+            let t = named("t").expect("a slot of direct accesses");
+            assert!(t.contains(&block("fill")) && t.contains(&block("entry")) && !t.contains(&block("use")));
+            assert!(named("u").expect("a slot of direct accesses").contains(&block("use")));
+            assert!(named("v").is_none());
+        });
     }
 }

@@ -94,6 +94,15 @@ pub(crate) struct Reverse<'g> {
     /// Arguments whose memory nothing writes while the derivative runs
     /// (`noalias` and only read, see `reread`): loads from them are read again.
     pub(super) unwritten_arguments: std::collections::HashSet<Value>,
+    /// Stack slots of the function with the blocks from which a write of
+    /// them can be reached (see `reread::settled_slots`): a load elsewhere
+    /// is read again.
+    pub(super) settled_slots: HashMap<Value, std::collections::HashSet<Block>>,
+    /// For loops whose entries' visits are known exactly (see
+    /// `trip::exact_visits`): a slot the reverse sweep sets, on entering
+    /// the reverse of an entry, to the entry's first instance, computed
+    /// instead of taped.
+    pub(super) rev_entry: HashMap<usize, Value>,
     /// For a split derivative: its coroutine.
     pub(super) split: Option<Split>,
     /// For a split derivative: its shadow parameters, each with a slot holding
@@ -236,6 +245,8 @@ impl<'g> Reverse<'g> {
             forwarding: None,
             inputs_unchanged: false,
             unwritten_arguments: Default::default(),
+            settled_slots: HashMap::new(),
+            rev_entry: HashMap::new(),
             entry_instance: HashMap::new(),
             reserved: HashMap::new(),
             split: None,
@@ -262,6 +273,9 @@ impl<'g> Reverse<'g> {
         r.inputs_unchanged = !split && crate::reread::writes_only_local_memory(f, &r.cfg, classify);
         if !split {
             r.unwritten_arguments = crate::reread::unwritten_noalias_arguments(f);
+            if !r.g.ablation().no_settled_slots {
+                r.settled_slots = crate::reread::settled_slots(f, &r.cfg);
+            }
         }
         for b in r.cfg.order.clone() {
             let fb = r.e.append_block(d, "fwd");
@@ -296,12 +310,20 @@ impl<'g> Reverse<'g> {
         unsafe {
             LLVMPositionBuilderBefore(r.slots, ir::terminator(slot_block));
             let i64t = LLVMInt64TypeInContext(r.e.ctx);
-            for _ in 0..r.cfg.loops.len() {
+            for l in 0..r.cfg.loops.len() {
                 let c = LLVMBuildAlloca(r.slots, i64t, c"iterations".as_ptr());
                 LLVMBuildStore(r.slots, LLVMConstInt(i64t, 0, 0), c);
                 r.count.push(c);
                 let v = LLVMBuildAlloca(r.slots, i64t, c"instance".as_ptr());
                 r.rev_instance.push(v);
+                // (Combined mode only: a split derivative's tangent sweep
+                // numbers instances of its own, and would not set the slot.)
+                if !split
+                    && !r.g.ablation().no_exact_visits
+                    && crate::trip::exact_visits(&r.cfg, &r.cfg.loops[l]).is_some()
+                {
+                    r.rev_entry.insert(l, LLVMBuildAlloca(r.slots, i64t, c"first.instance".as_ptr()));
+                }
             }
             let ret = ir::return_type(f);
             if request.primal_return && !split && ir::is_float(ret) {
@@ -575,6 +597,14 @@ impl<'g> Reverse<'g> {
                     let prev = LLVMBuildSub(self.e.b, c, LLVMConstInt(i64t, 1, 0), EMPTY);
                     LLVMBuildStore(self.e.b, prev, self.count[l]);
                     LLVMBuildStore(self.e.b, prev, self.rev_instance[l]);
+                    if exit {
+                        if let Some(slot) = self.rev_entry.get(&l).copied() {
+                            let visits = self.exact_visits(l);
+                            let first = LLVMBuildSub(self.e.b, prev, visits, EMPTY);
+                            let first = LLVMBuildAdd(self.e.b, first, LLVMConstInt(i64t, 1, 0), EMPTY);
+                            LLVMBuildStore(self.e.b, first, slot);
+                        }
+                    }
                 }
             }
         }

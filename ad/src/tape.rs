@@ -98,10 +98,42 @@ impl<'g> Reverse<'g> {
     /// Which iteration of its current entry the reverse sweep is in, counted
     /// from 0, for loop `l`: `instance - first instance of the entry`.
     pub(super) fn iteration(&mut self, l: usize) -> Option<Value> {
-        let entry = *self.entry_instance.get(&l)?;
-        let start = self.fetch(entry);
+        let start = match self.rev_entry.get(&l) {
+            Some(slot) => self.e.load(unsafe { LLVMInt64TypeInContext(self.e.ctx) }, *slot),
+            None => {
+                let entry = *self.entry_instance.get(&l)?;
+                self.fetch(entry)
+            }
+        };
         let now = self.rev_instance_here(l);
         Some(unsafe { LLVMBuildSub(self.e.b, now, start, c"iteration".as_ptr()) })
+    }
+
+    /// The header visits of the entry of loop `l` being reversed (see
+    /// `trip::exact_visits`), as an `i64`, from its start and bound fetched
+    /// where the reverse sweep enters it.
+    pub(super) fn exact_visits(&mut self, l: usize) -> Value {
+        let v = crate::trip::exact_visits(&self.cfg, &self.cfg.loops[l]).expect("checked when the slot was made");
+        // (The loop's values are the function's; the sweeps use their images.)
+        let image = |x: Value| self.map.get(&x).copied().unwrap_or(x);
+        let (start, bound) = (image(v.start), image(v.bound));
+        let (start, bound) = (self.fetch(start), self.fetch(bound));
+        unsafe {
+            let t = ir::type_of(start);
+            let i64t = LLVMInt64TypeInContext(self.e.ctx);
+            // (bound - start) * step, less one when the next value is tested,
+            // in the counter's width; then one more for the last visit.
+            let mut m = if v.step > 0 {
+                LLVMBuildSub(self.e.b, bound, start, EMPTY)
+            } else {
+                LLVMBuildSub(self.e.b, start, bound, EMPTY)
+            };
+            if v.tests_next {
+                m = LLVMBuildSub(self.e.b, m, LLVMConstInt(t, 1, 0), EMPTY);
+            }
+            let m = LLVMBuildZExtOrBitCast(self.e.b, m, i64t, EMPTY);
+            LLVMBuildAdd(self.e.b, m, LLVMConstInt(i64t, 1, 0), c"visits".as_ptr())
+        }
     }
 
     /// An induction variable `i = start + step * k` (a header phi fed back
@@ -336,6 +368,12 @@ impl<'g> Reverse<'g> {
         // derivative's (the map's images).
         if self.unwritten_arguments.iter().any(|a| self.map.get(a).copied().unwrap_or(*a) == root) {
             return true;
+        }
+        if let Some(block) = self.prep_block.get(&ir::parent_block(n)) {
+            let settled = self.settled_slots.iter().find(|(a, _)| self.map.get(*a).copied() == Some(root));
+            if let Some((_, tainted)) = settled {
+                return !tainted.contains(block);
+            }
         }
         self.inputs_unchanged && unsafe { ir::is_argument(root) || !LLVMIsAGlobalVariable(root).is_null() }
     }

@@ -108,6 +108,42 @@ pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
     None
 }
 
+/// A loop whose every entry visits its header exactly
+/// `((bound - start) * step - (tests_next ? 1 : 0)) + 1` times, the first
+/// part computed modulo the counter's width: a counted loop with one exit,
+/// its test an `!=` against the bound (the form the optimiser gives counted
+/// loops) and a step of one either way. The exit is taken at the first visit
+/// whose tested value equals the bound, which this counts exactly.
+pub(crate) struct ExactVisits {
+    pub start: Value,
+    pub bound: Value,
+    /// `1` or `-1`.
+    pub step: i64,
+    pub tests_next: bool,
+}
+
+/// [`ExactVisits`] of `l`, if it has that shape.
+pub(crate) fn exact_visits(cfg: &Cfg, l: &Loop) -> Option<ExactVisits> {
+    // One way out: the exit edge (no `ret` or `resume` inside, where the
+    // reverse sweep would start within the loop).
+    let returns = |b: &Block| matches!(ir::opcode(ir::terminator(*b)), LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume);
+    if l.exits.len() != 1 || l.blocks.iter().any(returns) {
+        return None;
+    }
+    let c = counted(cfg, l)?;
+    if c.continues != LLVMIntPredicate::LLVMIntNE || c.step.abs() != 1 || ir::int_width(ir::type_of(c.start)) > 64 {
+        return None;
+    }
+    // The counted test must be the one exit's.
+    let exiting = ir::terminator(l.exits[0].0);
+    let cond = ir::operand(exiting, 0);
+    let tested_in = |v: Value| (0..2).any(|k| ir::operand(cond, k) == v);
+    if ir::opcode(cond) != LLVMOpcode::LLVMICmp || !tested_in(c.bound) {
+        return None;
+    }
+    Some(ExactVisits { start: c.start, bound: c.bound, step: c.step, tests_next: c.tests_next })
+}
+
 /// Whether two counted loops run the same number of iterations: the same
 /// start and bound (one value, or equal constants; or constants the same
 /// distance apart), step and test.

@@ -26,7 +26,7 @@ pub fn ad_before_optimisation() -> bool {
 
 /// The ablation switch `ENZYME_ABLATE=lever,...` (for `bench/`): the engine's
 /// speed levers named are switched off (`tape-reuse`, `bounded-tapes`, `tape-scope`,
-/// `store-forwarding`; see
+/// `store-forwarding`, `settled-slots`, `exact-visits`; see
 /// [`ad::Ablation`]). Not for users' builds.
 pub fn ablation() -> Result<ad::Ablation, DriverError> {
     let mut a = ad::Ablation::default();
@@ -37,9 +37,11 @@ pub fn ablation() -> Result<ad::Ablation, DriverError> {
             "bounded-tapes" => a.no_bounded_tapes = true,
             "tape-scope" => a.no_tape_scope = true,
             "store-forwarding" => a.no_store_forwarding = true,
+            "settled-slots" => a.no_settled_slots = true,
+            "exact-visits" => a.no_exact_visits = true,
             other => {
                 return Err(DriverError::Usage(format!(
-                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding)"
+                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding, settled-slots, exact-visits)"
                 )))
             }
         }
