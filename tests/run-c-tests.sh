@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every self-checking program in tests/c with enzyme-cc / enzyme-c++
 # at each optimisation level, with and without -g, runs it, and reports.
+# A program that runs longer than TEST_TIMEOUT seconds (default 600) fails.
 # Usage: tests/run-c-tests.sh [name-filter]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +36,14 @@ one() {
   if [ "$config" = "-O2 -g" ] && command -v valgrind >/dev/null; then
     runner=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
   fi
-  if ! log=$("${runner[@]}" "$exe" 2>&1); then
+  # A derivative that never ends (a loop reversed with a wrong count) fails
+  # too, instead of holding up the suite.
+  local rc=0
+  log=$(timeout "${TEST_TIMEOUT:-600}" "${runner[@]}" "$exe" 2>&1) || rc=$?
+  if [ $rc -eq 124 ]; then
+    printf 'FAIL %s [%s]: did not finish in %s s\n%s\n' "$name" "$config" "${TEST_TIMEOUT:-600}" "$log"
+    return 1
+  elif [ $rc -ne 0 ]; then
     printf 'FAIL %s [%s]: wrong derivatives or memory errors\n%s\n' "$name" "$config" "$log"
     return 1
   fi
