@@ -60,44 +60,40 @@ struct Reach {
 
 /// Lowers every `__enzyme_todense` call of the module.
 pub(crate) fn lower(module: llvm_sys::prelude::LLVMModuleRef) -> Result<(), Vec<Diagnostic>> {
-    let mut calls = find(module);
-    if calls.is_empty() {
+    if find(module).is_empty() {
         return Ok(());
     }
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut dense: Vec<Dense> = Vec::new();
-    for c in calls.drain(..) {
-        match read(c) {
-            Ok(d) => dense.push(d),
-            Err(d) => diags.push(*d),
+    // Inline what the pointer is passed to, until nothing is left to inline
+    // (the calls are found again each round: inlining a function that calls
+    // `__enzyme_todense` itself copies its call). Stack slots holding the
+    // pointer (an unoptimised build) become values first.
+    for round in 0..=INLINE_ROUNDS {
+        let calls = find(module);
+        let holders: HashSet<Value> = calls.iter().map(|c| ir::parent_function(*c)).collect();
+        for f in &holders {
+            promote_slots(*f);
         }
-    }
-    if !diags.is_empty() {
-        return Err(diags);
-    }
-    // Stack slots holding the pointer (an unoptimised build) become values.
-    let holders: HashSet<Value> = dense.iter().map(|d| ir::parent_function(d.call)).collect();
-    for f in &holders {
-        promote_slots(*f);
-    }
-    // Inline what the pointer is passed to, until nothing is left to inline.
-    for round in 0.. {
-        let callees: HashSet<Value> = dense.iter().flat_map(|d| reach(d.call).callees).collect();
+        let callees: HashSet<Value> = calls.iter().flat_map(|c| reach(*c).callees).collect();
         if callees.is_empty() || round == INLINE_ROUNDS {
             break;
         }
         inline(module, &callees);
-        for f in &holders {
-            promote_slots(*f);
-        }
     }
-    for d in &dense {
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    for call in find(module) {
+        let d = match read(call) {
+            Ok(d) => d,
+            Err(d) => {
+                diags.push(*d);
+                continue;
+            }
+        };
         let r = reach(d.call);
         if !r.problems.is_empty() {
             diags.extend(r.problems);
             continue;
         }
-        if let Err(mut ds) = rewrite(module, d, &r) {
+        if let Err(mut ds) = rewrite(module, &d, &r) {
             diags.append(&mut ds);
         }
     }

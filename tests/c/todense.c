@@ -13,6 +13,7 @@
  *  3. The primal itself through a dense pointer: x read periodically
  *     (offset modulo n), forward mode with a dense unit tangent, against
  *     the same function written with `% n`.
+ *  4. A function given a dense pointer making one of its own.
  * `(double *)0x1` as the primal of a `enzyme_dupnoneed` buffer is never
  * touched. */
 #include <stdint.h>
@@ -147,6 +148,16 @@ static double ring_plain(const double *x, int n) {
   return e;
 }
 
+/* Case 4: a function given a dense pointer that makes one of its own (both
+ * lowered once it is inlined where the first was made). */
+__attribute__((noinline)) static double pick(const double *w, int64_t col) {
+  const double *u = __enzyme_todense((void *)unit_load, (void *)never_store, col);
+  double s = 0;
+  for (int i = 0; i < N + 2; i++)
+    s += w[i] * u[i];
+  return s;
+}
+
 int main(void) {
   double x[N] = {0.3, -0.2, 0.9, 0.1, -0.7, 0.5};
 
@@ -213,5 +224,10 @@ int main(void) {
     CHECK("periodic tangent against reverse", got, dx[i], TOL_MODES);
     CHECK("periodic tangent against differences", got, (ring_plain(xp, N) - ring_plain(xm, N)) / (2 * step), TOL_FD);
   }
+
+  /* 4. Dense pointers through a function of the program's. */
+  const double *w = __enzyme_todense((void *)periodic_load, (void *)periodic_store, (const double *)x, (int64_t)N);
+  for (int64_t c = 0; c < N + 2; c++)
+    CHECK("a dense pointer read through another", pick(w, c), x[c % N], 0);
   return CHECK_DONE();
 }
