@@ -478,13 +478,16 @@ fn retype(web: &Web, float: ir::Type) {
         // The old members are dead now (their users were all retyped);
         // a `bitcast` of a float stays where it has users outside the web,
         // so it is judged once the other members are gone.
-        for m in web.members.iter().rev().filter(|m| ir::opcode(**m) != LLVMBitCast) {
+        // (Which members are casts is read before any is erased.)
+        let (casts, others): (Vec<Value>, Vec<Value>) =
+            web.members.iter().partition(|m| ir::opcode(**m) == LLVMBitCast);
+        for m in others.iter().rev() {
             LLVMReplaceAllUsesWith(*m, LLVMGetPoison(ir::type_of(*m)));
             LLVMInstructionEraseFromParent(*m);
         }
-        for m in web.members.iter().filter(|m| ir::opcode(**m) == LLVMBitCast) {
-            if LLVMGetFirstUse(*m).is_null() {
-                LLVMInstructionEraseFromParent(*m);
+        for m in casts {
+            if LLVMGetFirstUse(m).is_null() {
+                LLVMInstructionEraseFromParent(m);
             }
         }
         LLVMDisposeBuilder(b);
