@@ -194,6 +194,21 @@ impl Prep {
 
     /// Deletes every clone. Nothing generated may refer to them by then.
     pub fn delete_all(&mut self) {
+        // Clones call each other where a call stayed a call (recursion): a
+        // clone must not be used by another when it goes, or deleting that
+        // other would write to the freed clone's list of uses.
+        for c in self.original_of.keys() {
+            for u in ir::users(*c) {
+                if !ir::is_instruction(u) || !self.original_of.contains_key(&ir::parent_function(u)) {
+                    continue;
+                }
+                for k in 0..ir::operand_count(u) {
+                    if ir::operand(u, k) == *c {
+                        unsafe { LLVMSetOperand(u, k, LLVMGetPoison(ir::type_of(*c))) };
+                    }
+                }
+            }
+        }
         for c in self.original_of.keys() {
             unsafe { LLVMDeleteFunction(*c) };
         }
