@@ -93,17 +93,18 @@ pub(crate) fn unwritten_noalias_arguments(f: Value) -> HashSet<Value> {
 /// Whether every use of `p` and of the pointers derived from it only reads.
 fn only_read(p: Value) -> bool {
     use LLVMOpcode::*;
-    each_use_of_derived(p, |u, v| match ir::opcode(u) {
+    derived_pointers(p, |u, v| match ir::opcode(u) {
         LLVMLoad | LLVMICmp => true,
         LLVMCall => is_read_by_call(u, v),
         _ => false,
     })
+    .is_some()
 }
 
-/// Calls `judge(user, pointer)` on every use of `p` and of the pointers
-/// derived from it (through `getelementptr`, casts, phis and selects), which
-/// it follows itself; false as soon as a judgement is.
-fn each_use_of_derived(p: Value, mut judge: impl FnMut(Value, Value) -> bool) -> bool {
+/// `p` and the pointers derived from it (through `getelementptr`, casts,
+/// phis and selects), calling `judge(user, pointer)` on every other use of
+/// them; `None` as soon as a judgement is false.
+pub(crate) fn derived_pointers(p: Value, mut judge: impl FnMut(Value, Value) -> bool) -> Option<HashSet<Value>> {
     use LLVMOpcode::*;
     let mut derived = vec![p];
     let mut seen: HashSet<Value> = HashSet::new();
@@ -117,11 +118,11 @@ fn each_use_of_derived(p: Value, mut judge: impl FnMut(Value, Value) -> bool) ->
                 LLVMBitCast | LLVMAddrSpaceCast | LLVMPHI => derived.push(u),
                 LLVMSelect if ir::operand(u, 0) != v => derived.push(u),
                 _ if judge(u, v) => {}
-                _ => return false,
+                _ => return None,
             }
         }
     }
-    true
+    Some(seen)
 }
 
 /// Whether call `c` only reads through `v`: the source of a copy, or a
@@ -163,7 +164,7 @@ pub(crate) fn settled_slots(f: Value, cfg: &Cfg) -> HashMap<Value, HashSet<crate
 fn slot_writes(a: Value) -> Option<Vec<Value>> {
     use LLVMOpcode::*;
     let mut writes = Vec::new();
-    let direct = each_use_of_derived(a, |u, v| match ir::opcode(u) {
+    let direct = derived_pointers(a, |u, v| match ir::opcode(u) {
         LLVMLoad => true,
         LLVMStore if ir::operand(u, 1) == v && ir::operand(u, 0) != v => {
             writes.push(u);
@@ -183,7 +184,7 @@ fn slot_writes(a: Value) -> Option<Vec<Value>> {
         }
         _ => false,
     });
-    direct.then_some(writes)
+    direct.map(|_| writes)
 }
 
 #[cfg(test)]

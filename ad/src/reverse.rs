@@ -102,7 +102,7 @@ pub(crate) struct Reverse<'g> {
     /// `trip::exact_visits`): a slot the reverse sweep sets, on entering
     /// the reverse of an entry, to the entry's first instance, computed
     /// instead of taped.
-    pub(super) rev_entry: HashMap<usize, Value>,
+    pub(super) rev_entry: HashMap<usize, (Value, crate::trip::ExactVisits)>,
     /// For a split derivative: its coroutine.
     pub(super) split: Option<Split>,
     /// For a split derivative: its shadow parameters, each with a slot holding
@@ -318,11 +318,11 @@ impl<'g> Reverse<'g> {
                 r.rev_instance.push(v);
                 // (Combined mode only: a split derivative's tangent sweep
                 // numbers instances of its own, and would not set the slot.)
-                if !split
-                    && !r.g.ablation().no_exact_visits
-                    && crate::trip::exact_visits(&r.cfg, &r.cfg.loops[l]).is_some()
-                {
-                    r.rev_entry.insert(l, LLVMBuildAlloca(r.slots, i64t, c"first.instance".as_ptr()));
+                if !split && !r.g.ablation().no_exact_visits {
+                    if let Some(visits) = crate::trip::exact_visits(&r.cfg, &r.cfg.loops[l]) {
+                        let slot = LLVMBuildAlloca(r.slots, i64t, c"first.instance".as_ptr());
+                        r.rev_entry.insert(l, (slot, visits));
+                    }
                 }
             }
             let ret = ir::return_type(f);
@@ -598,8 +598,8 @@ impl<'g> Reverse<'g> {
                     LLVMBuildStore(self.e.b, prev, self.count[l]);
                     LLVMBuildStore(self.e.b, prev, self.rev_instance[l]);
                     if exit {
-                        if let Some(slot) = self.rev_entry.get(&l).copied() {
-                            let visits = self.exact_visits(l);
+                        if let Some((slot, shape)) = self.rev_entry.get(&l).copied() {
+                            let visits = self.exact_visits(shape);
                             let first = LLVMBuildSub(self.e.b, prev, visits, EMPTY);
                             let first = LLVMBuildAdd(self.e.b, first, LLVMConstInt(i64t, 1, 0), EMPTY);
                             LLVMBuildStore(self.e.b, first, slot);

@@ -99,7 +99,7 @@ impl<'g> Reverse<'g> {
     /// from 0, for loop `l`: `instance - first instance of the entry`.
     pub(super) fn iteration(&mut self, l: usize) -> Option<Value> {
         let start = match self.rev_entry.get(&l) {
-            Some(slot) => self.e.load(unsafe { LLVMInt64TypeInContext(self.e.ctx) }, *slot),
+            Some((slot, _)) => self.e.load(unsafe { LLVMInt64TypeInContext(self.e.ctx) }, *slot),
             None => {
                 let entry = *self.entry_instance.get(&l)?;
                 self.fetch(entry)
@@ -109,11 +109,10 @@ impl<'g> Reverse<'g> {
         Some(unsafe { LLVMBuildSub(self.e.b, now, start, c"iteration".as_ptr()) })
     }
 
-    /// The header visits of the entry of loop `l` being reversed (see
+    /// The header visits of the loop entry being reversed, of shape `v` (see
     /// `trip::exact_visits`), as an `i64`, from its start and bound fetched
     /// where the reverse sweep enters it.
-    pub(super) fn exact_visits(&mut self, l: usize) -> Value {
-        let v = crate::trip::exact_visits(&self.cfg, &self.cfg.loops[l]).expect("checked when the slot was made");
+    pub(super) fn exact_visits(&mut self, v: crate::trip::ExactVisits) -> Value {
         // (The loop's values are the function's; the sweeps use their images.)
         let image = |x: Value| self.map.get(&x).copied().unwrap_or(x);
         let (start, bound) = (image(v.start), image(v.bound));

@@ -201,8 +201,6 @@ fn inline(module: llvm_sys::prelude::LLVMModuleRef, callees: &HashSet<Value>) {
 /// Follows the pointer a call returns through every address made from it.
 fn reach(call: Value) -> Reach {
     let mut r = Reach::default();
-    let mut seen: HashSet<Value> = HashSet::new();
-    let mut work = vec![call];
     let entry = ir::called_function(call).map(|f| display_name(&ir::name(f))).unwrap_or_default();
     let problem =
         |i: Value, what: String| {
@@ -216,51 +214,37 @@ fn reach(call: Value) -> Reach {
                  to functions of the program (which are inlined), nothing else",
             )
         };
-    while let Some(v) = work.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        if v != call {
-            r.addresses.push(v);
-        }
-        for u in ir::users(v) {
-            match ir::opcode(u) {
-                LLVMGetElementPtr if ir::operand(u, 0) == v => work.push(u),
-                LLVMBitCast | LLVMAddrSpaceCast => work.push(u),
-                LLVMPHI => work.push(u),
-                LLVMSelect if ir::operand(u, 0) != v => work.push(u),
-                LLVMLoad if !ir::is_atomic(u) => r.accesses.push(u),
-                LLVMStore if ir::operand(u, 1) == v && ir::operand(u, 0) != v && !ir::is_atomic(u) => {
-                    r.accesses.push(u)
-                }
-                LLVMStore if ir::is_atomic(u) => r.problems.push(problem(u, "is accessed atomically".into())),
-                LLVMStore => r.problems.push(problem(u, "is stored to memory".into())),
-                LLVMLoad => r.problems.push(problem(u, "is accessed atomically".into())),
-                LLVMPtrToInt => {}
-                LLVMICmp => {}
-                LLVMCall if ir::is_lifetime_marker(u) => {}
-                LLVMCall | LLVMInvoke => match ir::called_function(u) {
-                    Some(f)
-                        if !ir::is_declaration(f) && !(0..ir::call_arg_count(u)).all(|k| ir::operand(u, k) != v) =>
-                    {
-                        if !r.callees.contains(&f) {
-                            r.callees.push(f);
-                        }
+    let made = crate::reread::derived_pointers(call, |u, v| {
+        match ir::opcode(u) {
+            LLVMLoad if !ir::is_atomic(u) => r.accesses.push(u),
+            LLVMStore if ir::operand(u, 1) == v && ir::operand(u, 0) != v && !ir::is_atomic(u) => r.accesses.push(u),
+            LLVMStore if ir::is_atomic(u) => r.problems.push(problem(u, "is accessed atomically".into())),
+            LLVMStore => r.problems.push(problem(u, "is stored to memory".into())),
+            LLVMLoad => r.problems.push(problem(u, "is accessed atomically".into())),
+            LLVMPtrToInt | LLVMICmp => {}
+            LLVMCall if ir::is_lifetime_marker(u) => {}
+            LLVMCall | LLVMInvoke => match ir::called_function(u) {
+                Some(f) if !ir::is_declaration(f) && (0..ir::call_arg_count(u)).any(|k| ir::operand(u, k) == v) => {
+                    if !r.callees.contains(&f) {
+                        r.callees.push(f);
                     }
-                    f => r.problems.push(problem(
-                        u,
-                        format!(
-                            "is passed to `{}`, whose body is not in the program",
-                            f.map(|f| display_name(&ir::name(f))).unwrap_or_else(|| "a function pointer".into())
-                        ),
-                    )),
-                },
-                _ => r.problems.push(problem(u, format!("is used by `{}`", ir::print(u).trim()))),
-            }
+                }
+                f => r.problems.push(problem(
+                    u,
+                    format!(
+                        "is passed to `{}`, whose body is not in the program",
+                        f.map(|f| display_name(&ir::name(f))).unwrap_or_else(|| "a function pointer".into())
+                    ),
+                )),
+            },
+            _ => r.problems.push(problem(u, format!("is used by `{}`", ir::print(u).trim()))),
         }
-    }
+        // Every use is recorded (as an access, a callee or a problem): the walk goes on.
+        true
+    })
+    .expect("never refused");
+    r.addresses = made.iter().copied().filter(|v| *v != call).collect();
     // A join or comparison must be of addresses made from this pointer only.
-    let made: HashSet<Value> = seen;
     for a in &r.addresses {
         let mixed = match ir::opcode(*a) {
             LLVMPHI => ir::incoming(*a).iter().any(|(x, _)| !made.contains(x) && !is_undef(*x)),

@@ -114,6 +114,7 @@ pub(crate) fn counted(cfg: &Cfg, l: &Loop) -> Option<Counted> {
 /// its test an `!=` against the bound (the form the optimiser gives counted
 /// loops) and a step of one either way. The exit is taken at the first visit
 /// whose tested value equals the bound, which this counts exactly.
+#[derive(Clone, Copy)]
 pub(crate) struct ExactVisits {
     pub start: Value,
     pub bound: Value,

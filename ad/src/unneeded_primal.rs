@@ -58,26 +58,22 @@ pub(crate) fn drop_stores(plan: &MarkerCall, d: Value) {
 
 fn drop_through(p: Value) {
     // Addresses made from the pointer, and the accesses through them.
-    let mut addresses: HashSet<Value> = HashSet::new();
     let mut loads: Vec<Value> = Vec::new();
     let mut stores: Vec<Value> = Vec::new();
-    let mut work = vec![p];
-    while let Some(v) = work.pop() {
-        if !addresses.insert(v) {
-            continue;
+    let Some(addresses) = crate::reread::derived_pointers(p, |u, v| match ir::opcode(u) {
+        LLVMLoad if !ir::is_atomic(u) => {
+            loads.push(u);
+            true
         }
-        for u in ir::users(v) {
-            match ir::opcode(u) {
-                LLVMGetElementPtr if ir::operand(u, 0) == v => work.push(u),
-                LLVMBitCast | LLVMAddrSpaceCast | LLVMPHI => work.push(u),
-                LLVMSelect if ir::operand(u, 0) != v => work.push(u),
-                LLVMLoad if !ir::is_atomic(u) => loads.push(u),
-                LLVMStore if ir::operand(u, 1) == v && ir::operand(u, 0) != v && !ir::is_atomic(u) => stores.push(u),
-                LLVMCall if ir::is_lifetime_marker(u) => {}
-                _ => return,
-            }
+        LLVMStore if ir::operand(u, 1) == v && ir::operand(u, 0) != v && !ir::is_atomic(u) => {
+            stores.push(u);
+            true
         }
-    }
+        LLVMCall => ir::is_lifetime_marker(u),
+        _ => false,
+    }) else {
+        return;
+    };
     // Joins only of addresses made from the pointer.
     for a in &addresses {
         let mixed = match ir::opcode(*a) {
