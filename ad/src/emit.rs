@@ -19,6 +19,8 @@ pub(crate) struct Emitter {
     pub strong_zero: bool,
     /// `enzyme_runtime_activity`, passed on to the derivatives of callees.
     pub runtime_activity: bool,
+    /// `__enzyme_error_estimate`: tangents are error estimates.
+    pub error_estimate: bool,
 }
 
 impl Drop for Emitter {
@@ -47,7 +49,14 @@ impl Emitter {
     pub fn new(module: LLVMModuleRef) -> Emitter {
         unsafe {
             let ctx = LLVMGetModuleContext(module);
-            Emitter { ctx, module, b: LLVMCreateBuilderInContext(ctx), strong_zero: false, runtime_activity: false }
+            Emitter {
+                ctx,
+                module,
+                b: LLVMCreateBuilderInContext(ctx),
+                strong_zero: false,
+                runtime_activity: false,
+                error_estimate: false,
+            }
         }
     }
 

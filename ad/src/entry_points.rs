@@ -1,5 +1,5 @@
 //! Recognising Enzyme's entry points: any callee whose name contains
-//! `__enzyme_autodiff`, `__enzyme_fwddiff`, split mode's names,
+//! `__enzyme_autodiff`, `__enzyme_fwddiff`, `__enzyme_error_estimate`, split mode's names,
 //! `__enzyme_virtualreverse` or `__enzyme_batch` (C++ template
 //! instantiations, numbered variants such as `__enzyme_autodiff2`), every
 //! call of one in a module, and uses of one that are not calls.
@@ -12,11 +12,14 @@ use crate::names::display_name;
 use crate::request::Mode;
 
 /// Entry points of Enzyme's C API that this version does not implement.
-const UNSUPPORTED_ENTRY_POINTS: &[&str] = &["__enzyme_error_estimate"];
+const UNSUPPORTED_ENTRY_POINTS: &[&str] = &[];
 
 /// What kind of entry point a callee name is.
 pub(crate) enum EntryPoint {
     Diff(Mode),
+    /// `__enzyme_error_estimate`: forward mode carrying error estimates
+    /// (see `error_estimate`).
+    ErrorEstimate,
     /// Split mode (`__enzyme_augmentfwd`, `__enzyme_reverse`,
     /// `__enzyme_augmentsize`, `__enzyme_fwdsplit`).
     Split(SplitPart),
@@ -68,6 +71,9 @@ pub(crate) fn entry_point(name: &str) -> Option<EntryPoint> {
     }
     if name.contains("__enzyme_fwddiff") {
         return Some(EntryPoint::Diff(Mode::Forward));
+    }
+    if name.contains("__enzyme_error_estimate") {
+        return Some(EntryPoint::ErrorEstimate);
     }
     if name.contains("__enzyme_virtualreverse") {
         return Some(EntryPoint::VirtualReverse);
@@ -242,7 +248,7 @@ fn chosen_functions(v: Value, seen: &mut Vec<Value>) -> Option<Vec<Value>> {
 /// merged the calls). A pointer that is none of them stops with a message.
 pub(crate) fn split_chosen_functions(module: llvm_sys::prelude::LLVMModuleRef) {
     for (call, ep) in find(module) {
-        if !matches!(ep, Some(EntryPoint::Diff(_) | EntryPoint::Split(_)))
+        if !matches!(ep, Some(EntryPoint::Diff(_) | EntryPoint::Split(_) | EntryPoint::ErrorEstimate))
             || ir::opcode(call) != llvm_sys::LLVMOpcode::LLVMCall
         {
             continue;

@@ -65,6 +65,7 @@ impl<'g> Forward<'g> {
         let mut e = Emitter::new(g.module());
         e.strong_zero = r.strong_zero;
         e.runtime_activity = r.runtime_activity;
+        e.error_estimate = r.error_estimate;
         let params = map_params(f, d, dup, Mode::Forward, r.width);
         // A first block of its own, so the body's entry may be a loop header.
         let prologue_block = e.append_block(d, "prologue");
@@ -216,7 +217,8 @@ impl<'g> Forward<'g> {
                 let mask = self.call_mask(i);
                 let request = Request::new(Mode::Forward, callee, &mask)
                     .strong_zero(self.e.strong_zero)
-                    .runtime_activity(self.e.runtime_activity);
+                    .runtime_activity(self.e.runtime_activity)
+                    .error_estimate(self.e.error_estimate);
                 let g = self.g.request(request.width(self.lane_count() as u32));
                 let mut args = Vec::new();
                 for k in 0..ir::call_arg_count(i) {

@@ -32,6 +32,7 @@ mod dispatch;
 mod element_steps;
 mod emit;
 mod entry_points;
+mod error_estimate;
 mod forward;
 mod freed_shadows;
 mod gen;
@@ -177,6 +178,10 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         match ep {
             Some(EntryPoint::Diff(mode)) => match markers::parse(call, mode, None) {
                 Ok(p) => plans.push(p),
+                Err(d) => diags.push(d),
+            },
+            Some(EntryPoint::ErrorEstimate) => match markers::parse(call, Mode::Forward, None) {
+                Ok(p) => plans.push(MarkerCall { error_estimate: true, ..p }),
                 Err(d) => diags.push(d),
             },
             Some(EntryPoint::Split(part)) => match markers::parse(call, part.mode(), Some(part)) {
@@ -389,6 +394,9 @@ fn differentiate_round(
             diags.extend(vector_mode_limits(plan, &called_from(clone), &|f| prep.original(f) != f));
         }
         diags.extend(parallel::limits(plan, &called_from(clone)));
+        if plan.error_estimate {
+            diags.extend(error_estimate::limits(module, plan, &called_from(clone)));
+        }
         if plan.split == Some(SplitPart::Tangent) {
             let prep = &gen.prep;
             diags.extend(split_entry::tangent_limits(plan, plans, &called_from(clone), &|f| prep.original(f) != f));
@@ -420,7 +428,8 @@ fn differentiate_round(
                 let mut request = request::Request::new(plan.mode, clone, &mask)
                     .strong_zero(plan.strong_zero)
                     .width(plan.width)
-                    .runtime_activity(plan.runtime_activity || options.runtime_activity);
+                    .runtime_activity(plan.runtime_activity || options.runtime_activity)
+                    .error_estimate(plan.error_estimate);
                 request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
                 if plan.mode == Mode::Forward {
                     request.primal_unneeded = unneeded_primal::mask(plan);
@@ -444,6 +453,7 @@ fn differentiate_round(
         summary.calls.push(format!(
             "{} of `{}`",
             match (plan.mode, plan.split) {
+                (Mode::Forward, None) if plan.error_estimate => "error estimate",
                 (Mode::Forward, None) => "forward mode",
                 (Mode::Forward, Some(_)) => "split forward mode",
                 (Mode::Reverse, None) => "reverse mode",

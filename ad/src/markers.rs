@@ -86,11 +86,17 @@ pub(crate) struct MarkerCall {
     pub width: u32,
     /// `enzyme_runtime_activity` was given.
     pub runtime_activity: bool,
+    /// `__enzyme_error_estimate`: forward mode whose tangents are error
+    /// estimates.
+    pub error_estimate: bool,
 }
 
 impl MarkerCall {
     /// The entry point's name, for messages.
     pub fn entry_name(&self) -> &'static str {
+        if self.error_estimate {
+            return "__enzyme_error_estimate";
+        }
         self.split.map(SplitPart::entry_name).unwrap_or(self.mode.entry_name())
     }
 }
@@ -698,6 +704,7 @@ pub(crate) fn parse(call: Value, mode: Mode, split: Option<SplitPart>) -> Result
         no_free,
         width,
         runtime_activity,
+        error_estimate: false,
     })
 }
 
@@ -852,6 +859,7 @@ fn parse_size(call: Value, function: Value, mut idx: u32) -> Result<MarkerCall, 
         no_free: false,
         width: 1,
         runtime_activity: false,
+        error_estimate: false,
     })
 }
 

@@ -75,6 +75,9 @@ pub(crate) struct Request {
     /// was given with `enzyme_dupnoneed` (its memory's primal values are
     /// not wanted; see `unneeded_primal`). Empty when none was.
     pub primal_unneeded: Vec<bool>,
+    /// Forward mode (`__enzyme_error_estimate`): tangents are estimates of
+    /// floating-point error (see `error_estimate`).
+    pub error_estimate: bool,
 }
 
 impl Request {
@@ -92,6 +95,7 @@ impl Request {
             tangent_replay: false,
             atomic_adjoints: false,
             primal_unneeded: Vec::new(),
+            error_estimate: false,
         }
     }
 
@@ -109,6 +113,7 @@ impl Request {
             tangent_replay: false,
             atomic_adjoints: false,
             primal_unneeded: Vec::new(),
+            error_estimate: false,
         }
     }
 
@@ -133,6 +138,12 @@ impl Request {
     /// The same split request, able to run a tangent sweep too.
     pub fn tangent_replay(self, tangent_replay: bool) -> Request {
         Request { tangent_replay, ..self }
+    }
+
+    /// The same request, estimating errors or not (callees get their
+    /// caller's).
+    pub fn error_estimate(self, error_estimate: bool) -> Request {
+        Request { error_estimate, ..self }
     }
 
     /// The same request with `width` derivative lanes.

@@ -180,21 +180,36 @@ pub(crate) trait Tangents {
                     .filter(|(_, _, c)| before(*c))
                     .map(|(name, k, c)| (name, k, self.val(c)))
                     .collect();
+                let e = self.emitter();
                 let mut sum: Option<Value> = None;
                 for (k, op) in ops.iter().enumerate() {
                     let (Some(partial), Some(dop)) = (&r.partials[k], self.tangents().get(op)) else {
                         continue;
                     };
-                    if let Some(c) = self.emitter().scaled_partial(partial, t, &args, &siblings, &mut || n, *dop) {
+                    // An error is scaled by the operand's condition number.
+                    let seed = if e.error_estimate { e.fmul(*dop, args[k]) } else { *dop };
+                    if let Some(mut c) = e.scaled_partial(partial, t, &args, &siblings, &mut || n, seed) {
+                        if e.error_estimate {
+                            c = crate::error_estimate::operand_term(e, c, n);
+                        }
                         sum = Some(match sum {
-                            Some(s) => self.emitter().fadd(s, c),
+                            Some(s) => e.fadd(s, c),
                             None => c,
                         });
                     }
                 }
-                sum
+                match sum {
+                    Some(s) if e.error_estimate => Some(crate::error_estimate::with_rounding(e, n, s)),
+                    sum => sum,
+                }
             }
-            Kind::FloatCast => self.tangents().get(&ir::operand(i, 0)).map(|d| self.emitter().convert_float(*d, t)),
+            Kind::FloatCast => self.tangents().get(&ir::operand(i, 0)).map(|d| {
+                let d = self.emitter().convert_float(*d, t);
+                match self.emitter().error_estimate {
+                    true => crate::error_estimate::with_rounding(self.emitter(), n, d),
+                    false => d,
+                }
+            }),
             Kind::Identity => self.tangents().get(&ir::operand(i, 0)).copied(),
             Kind::Select => {
                 let (a, b) = (ir::operand(i, 1), ir::operand(i, 2));
