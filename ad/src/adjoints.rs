@@ -43,6 +43,10 @@ impl Reverse<'_> {
         let kind = classify(i);
         // Memory effects first: they do not depend on the instruction's own adjoint.
         match kind {
+            Kind::Call(_) if self.sum_step_calls.contains_key(&i) => {
+                self.reverse_sum_step(i);
+                return;
+            }
             Kind::Call(_) if self.split_calls.contains_key(&i) => {
                 self.reverse_split_call(i);
                 return;
@@ -158,8 +162,13 @@ impl Reverse<'_> {
                 // structure: its shadow goes where the primal frees the block).
                 if self.sh.sh.contains_key(&i) && self.shadow_freed_with_allocation(i) {
                     let s = self.shadow(i);
-                    let free = crate::runtime::function_named(self.g.module(), a.free);
-                    self.e.call_user(free, &mut [s]);
+                    if self.sh.pooled.contains(&i) {
+                        let free = crate::tape_buffer::pooled_free_function(self.g.module());
+                        self.e.call(free, &mut [s]);
+                    } else {
+                        let free = crate::runtime::function_named(self.g.module(), a.free);
+                        self.e.call_user(free, &mut [s]);
+                    }
                 }
                 return;
             }

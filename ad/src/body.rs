@@ -196,11 +196,14 @@ pub(crate) struct Shadows {
     /// Run-time activity: constant pointers that are their own shadows
     /// (see `memory`).
     pub(crate) own: std::collections::HashSet<Value>,
+    /// The `malloc` blocks whose shadows come from the pool of kept buffers
+    /// when large (reverse mode, which ends them: see `tape_buffer`).
+    pub(crate) pooled: std::collections::HashSet<Value>,
 }
 
 impl Shadows {
     pub(crate) fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, globals: ShadowGlobals, lane: u32) -> Shadows {
-        Shadows { sh, globals, module, lane, own: Default::default() }
+        Shadows { sh, globals, module, lane, own: Default::default(), pooled: Default::default() }
     }
 
     /// Run-time activity: the constant pointers of `mem` chosen alongside
@@ -343,6 +346,15 @@ impl Shadows {
                     let malloc = libc_function(self.module, "malloc");
                     let n = map.get(&ir::operand(i, 1)).copied().unwrap_or(ir::operand(i, 1));
                     let s = e.call(malloc, &mut [n]);
+                    let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
+                    LLVMBuildMemSet(e.b, s, zero, n, 1);
+                    s
+                }
+                Kind::Alloc(a) if self.pooled.contains(&i) => {
+                    let n = ir::operand(i, a.size_arg);
+                    let n = map.get(&n).copied().unwrap_or(n);
+                    let s = e.call(crate::tape_buffer::pooled_malloc_function(self.module), &mut [n]);
+                    ir::set_name(s, "shadow");
                     let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
                     LLVMBuildMemSet(e.b, s, zero, n, 1);
                     s

@@ -787,3 +787,26 @@ pub(crate) fn store_size(f: Value, t: Type) -> u64 {
         llvm_sys::target::LLVMStoreSizeOfType(llvm_sys::target::LLVMGetModuleDataLayout(m), t)
     }
 }
+
+/// Integer arithmetic, comparisons, casts between integers and selects, of
+/// an integer result: computed from its operands alone.
+pub(crate) fn is_integer_arithmetic(i: Value) -> bool {
+    use LLVMOpcode::*;
+    matches!(
+        opcode(i),
+        LLVMAdd
+            | LLVMSub
+            | LLVMMul
+            | LLVMShl
+            | LLVMLShr
+            | LLVMAShr
+            | LLVMAnd
+            | LLVMOr
+            | LLVMXor
+            | LLVMICmp
+            | LLVMSelect
+            | LLVMTrunc
+            | LLVMZExt
+            | LLVMSExt
+    ) && is_int(type_of(i))
+}

@@ -32,6 +32,7 @@ mod dispatch;
 mod element_steps;
 mod emit;
 mod entry_points;
+mod entry_tables;
 mod error_estimate;
 mod forward;
 mod freed_shadows;
@@ -64,6 +65,7 @@ mod runtime;
 mod split;
 mod split_entry;
 mod stored_values;
+mod sum_loops;
 mod tangent;
 mod tape;
 mod tape_buffer;
@@ -138,6 +140,13 @@ pub struct Ablation {
     /// first instance computed in the reverse sweep instead of taped (see
     /// `trip::exact_visits`).
     pub no_exact_visits: bool,
+    /// Integer values of a loop that repeat from one entry to the next are
+    /// kept once per iteration number instead of once per instance (see
+    /// `entry_tables`).
+    pub no_entry_tables: bool,
+    /// Loops that only add to a sum reaching the result unscaled have each
+    /// iteration reversed right after it runs (see `sum_loops`).
+    pub no_sum_steps: bool,
 }
 
 /// Reads what the program registers in Enzyme's spellings outside the
@@ -356,6 +365,7 @@ fn differentiate_round(
     gen.report_activity = options.report_activity;
     gen.ablation = options.ablation;
     let mut checked: HashSet<(Value, Vec<bool>, Mode, custom::RuleUse, bool)> = HashSet::new();
+    let (mut outlined, mut steps) = (HashSet::new(), Vec::new());
     for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
@@ -364,6 +374,15 @@ fn differentiate_round(
                 continue;
             }
         };
+        // Before the checks, which then see the steps.
+        if plan.mode == Mode::Reverse
+            && plan.split.is_none()
+            && plan.width == 1
+            && !options.ablation.no_sum_steps
+            && outlined.insert(clone)
+        {
+            steps.extend(sum_loops::outline_sum_loops(module, clone));
+        }
         let context = format!(
             "needed by the `{}` call in `{}`{}",
             plan.entry_name(),
@@ -463,6 +482,12 @@ fn differentiate_round(
         ));
     }
     gen.prep.delete_all();
+    for step in steps {
+        // Called by the clones only (the derivatives have the step's code).
+        if unsafe { LLVMGetFirstUse(step).is_null() } {
+            unsafe { LLVMDeleteFunction(step) };
+        }
+    }
     parallel::restore_forks(module);
     if gen.made_coroutines {
         // Before a later round differentiates code that calls them.

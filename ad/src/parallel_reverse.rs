@@ -43,14 +43,7 @@ impl Reverse<'_> {
         let module = self.g.module();
         let layout = SplitIo::of(self.e.ctx, callee);
         // The split derivative's arguments after the two thread ids.
-        let mut rest = Vec::new();
-        for k in 2..ir::call_arg_count(i) {
-            let a = ir::operand(i, k);
-            rest.push(self.map.get(&a).copied().unwrap_or(a));
-            if mask[k as usize] {
-                rest.push(self.sh.of(a));
-            }
-        }
+        let rest = self.arguments_with_shadows(i, &mask, 2);
         let e = &self.e;
         unsafe {
             let (i64t, ptr) = (LLVMInt64TypeInContext(e.ctx), LLVMPointerTypeInContext(e.ctx, 0));

@@ -73,6 +73,19 @@ pub(crate) struct Reverse<'g> {
     pub(crate) linked_blocks: Option<std::collections::HashSet<Value>>,
     /// Per loop: its tape of per-instance records.
     pub(super) loop_tapes: HashMap<usize, crate::tape::LoopTape>,
+    /// The seed of the result, where it is known from the start (see
+    /// `sum_loops`).
+    pub(super) sum_seed: Option<Value>,
+    /// Per call of a sum loop's step: per float argument, its operand
+    /// number and the slot summing its adjoints (see `sum_loops`).
+    pub(super) sum_step_calls: HashMap<Value, Vec<(u32, Value)>>,
+    /// Per loop: the values the same on every entry (see `entry_tables`),
+    /// found on first use; `None` when its entries may differ.
+    pub(super) entry_invariants: HashMap<usize, Option<std::collections::HashSet<Value>>>,
+    /// Per loop: its entry table, one row per iteration of an entry.
+    pub(super) entry_tables: HashMap<usize, crate::tape::LoopTape>,
+    /// Per value in an entry table: its field's offset in the row.
+    pub(super) entry_table_fields: HashMap<Value, u64>,
     /// Per taped value: its loop and its field's offset in the record.
     pub(super) tape_fields: HashMap<Value, (usize, u64)>,
     /// Instance numbers already loaded in a reverse block.
@@ -238,6 +251,11 @@ impl<'g> Reverse<'g> {
             freed_shadows: None,
             linked_blocks: None,
             loop_tapes: HashMap::new(),
+            entry_invariants: HashMap::new(),
+            sum_seed: None,
+            sum_step_calls: HashMap::new(),
+            entry_tables: HashMap::new(),
+            entry_table_fields: HashMap::new(),
             tape_fields: HashMap::new(),
             loaded_instance: HashMap::new(),
             records: HashMap::new(),
@@ -267,6 +285,11 @@ impl<'g> Reverse<'g> {
             lanes,
             lane: 0,
         };
+        // As tapes: not in a split derivative, whose shadows outlive the frame.
+        if !r.g.ablation().no_tape_reuse && !split {
+            let pooled = r.pooled_shadows();
+            r.lanes.iter_mut().for_each(|l| l.sh.pooled = pooled.clone());
+        }
         r.exchange(0);
         // A split derivative's caller may change memory between its two parts:
         // nothing can be re-read then.
@@ -294,6 +317,9 @@ impl<'g> Reverse<'g> {
         } else {
             Vec::new()
         };
+        if let [seed] = seeds.as_slice() {
+            r.sum_seed = Some(*seed);
+        }
         r.e.at_end(slot_block);
         if split {
             let s = r.begin_coroutine(f, d);
@@ -411,6 +437,10 @@ impl<'g> Reverse<'g> {
                     Kind::Call(callee) if self.carries_derivatives(i) && crate::checkpoint::is_loop(callee) => {
                         self.call_checkpoint(i, callee)
                     }
+                    Kind::Call(callee)
+                        if self.carries_derivatives(i)
+                            && ir::has_flag(i, crate::sum_loops::STEP)
+                            && self.call_sum_step(i, callee) => {}
                     Kind::Call(callee) if self.carries_derivatives(i) => self.call_split(i, callee),
                     Kind::Custom(callee) => self.custom_augmented_call(i, callee),
                     _ => {

@@ -115,14 +115,7 @@ impl<'g> Reverse<'g> {
         );
         let layout = SplitIo::of(self.e.ctx, callee);
         let io = unsafe { LLVMBuildAlloca(self.slots, layout.ty, c"call.io".as_ptr()) };
-        let mut args = Vec::new();
-        for k in 0..ir::call_arg_count(i) {
-            let a = ir::operand(i, k);
-            args.push(self.map.get(&a).copied().unwrap_or(a));
-            if mask[k as usize] {
-                args.push(self.sh.of(a));
-            }
-        }
+        let mut args = self.arguments_with_shadows(i, &mask, 0);
         args.push(io);
         let list = self.freed_list();
         self.e.store(list, layout.field(&self.e, io, layout.freed));
@@ -136,6 +129,20 @@ impl<'g> Reverse<'g> {
             self.map.insert(i, r);
         }
         self.split_calls.insert(i, (h, io, layout));
+    }
+
+    /// Call `i`'s arguments from number `first` on, as a derivative takes
+    /// them: each followed by its shadow where `mask` says it has one.
+    pub(super) fn arguments_with_shadows(&self, i: Value, mask: &[bool], first: u32) -> Vec<Value> {
+        let mut args = Vec::new();
+        for k in first..ir::call_arg_count(i) {
+            let a = ir::operand(i, k);
+            args.push(self.map.get(&a).copied().unwrap_or(a));
+            if mask[k as usize] {
+                args.push(self.sh.of(a));
+            }
+        }
+        args
     }
 
     /// The same call in the reverse sweep: the result's adjoint goes in, the

@@ -298,6 +298,7 @@ impl<'g> Reverse<'g> {
                 };
                 self.e.load(t, slot)
             }
+            Some(l) if self.in_entry_table(n, l) => self.fetch_from_entry_table(n, l),
             Some(l) => {
                 let offset = match self.tape_fields.get(&n) {
                     Some((_, o)) => *o,
@@ -533,7 +534,9 @@ impl<'g> Reverse<'g> {
     pub(super) fn tapes_in_order(&self) -> Vec<LoopTape> {
         let mut tapes: Vec<(usize, LoopTape)> = self.loop_tapes.iter().map(|(l, t)| (*l, *t)).collect();
         tapes.sort_by_key(|(l, _)| *l);
-        tapes.into_iter().map(|(_, t)| t).collect()
+        let mut tables: Vec<(usize, LoopTape)> = self.entry_tables.iter().map(|(l, t)| (*l, *t)).collect();
+        tables.sort_by_key(|(l, _)| *l);
+        tapes.into_iter().chain(tables).map(|(_, t)| t).collect()
     }
 
     /// Gives every loop tape its record size, now that its fields are known,
@@ -646,7 +649,7 @@ const STACK_TAPE_BYTES: u64 = 4096;
 impl LoopTape {
     /// The offset of a new field: in the padding an earlier field left if it
     /// fits there (an `i32` before a `double` leaves 4 bytes), else at the end.
-    fn place(&mut self, size: u64, align: u64) -> u64 {
+    pub(super) fn place(&mut self, size: u64, align: u64) -> u64 {
         self.align = self.align.max(align);
         let (at, room) = self.hole;
         let start = at.div_ceil(align) * align;
@@ -662,6 +665,22 @@ impl LoopTape {
         offset
     }
 
+    /// A table of `rows` records made whole at the start of the call (see
+    /// `entry_tables`): slots in the slot block, no reuse between calls.
+    pub(super) fn table(ctx: LLVMContextRef, slots: LLVMBuilderRef, rows: u64) -> LoopTape {
+        unsafe {
+            let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+            let i64t = LLVMInt64TypeInContext(ctx);
+            let buf = LLVMBuildAlloca(slots, ptr_t, c"table".as_ptr());
+            LLVMBuildStore(slots, LLVMConstNull(ptr_t), buf);
+            let cap = LLVMBuildAlloca(slots, i64t, c"table.cap".as_ptr());
+            LLVMBuildStore(slots, LLVMConstInt(i64t, 0, 0), cap);
+            let stride = LLVMBuildAlloca(slots, i64t, c"table.stride".as_ptr());
+            let hint = LLVMConstNull(ptr_t);
+            LoopTape { buf, cap, stride, hint, fixed: Some(rows), size: 0, align: 1, hole: (0, 0), grown_at: None }
+        }
+    }
+
     /// The arguments of `enzyme_rs.tape.release` for this tape, loaded at
     /// the emitter's position.
     pub(super) fn release_args(&self, e: &crate::emit::Emitter) -> [Value; 4] {
@@ -673,7 +692,7 @@ impl LoopTape {
     }
 
     /// The address of record `id`.
-    fn record(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value) -> Value {
+    pub(super) fn record(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value) -> Value {
         unsafe {
             let buf = LLVMBuildLoad2(b, LLVMPointerTypeInContext(ctx, 0), self.buf, EMPTY);
             let stride = LLVMBuildLoad2(b, LLVMInt64TypeInContext(ctx), self.stride, EMPTY);
@@ -684,7 +703,7 @@ impl LoopTape {
 }
 
 /// The address of the field at `offset` of a record.
-fn field(ctx: LLVMContextRef, b: LLVMBuilderRef, record: Value, offset: u64) -> Value {
+pub(super) fn field(ctx: LLVMContextRef, b: LLVMBuilderRef, record: Value, offset: u64) -> Value {
     if offset == 0 {
         return record;
     }

@@ -14,6 +14,12 @@
 //! more than the largest calls' tapes; buffers under [`MIN_BYTES`] are left
 //! to `malloc`, which keeps them anyway. A spin lock guards the pool: the
 //! threads of an OpenMP region start and end tapes of their own.
+//!
+//! The shadows of large `malloc` blocks that reverse mode frees itself come
+//! from the pool too: a function that mallocs a large work buffer per call
+//! otherwise had it and its shadow faulted in again each time (glibc's mmap
+//! threshold rises only when a mapped block is freed, and kept tape buffers
+//! never are, so the heap was trimmed at each call's end).
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -235,18 +241,15 @@ fn take_function(module: LLVMModuleRef) -> Value {
 /// `enzyme_rs.tape.release(ptr buf, i64 cap, i64 elem, ptr hint)`, made
 /// once per module: the end of a tape of `cap` records of `elem` bytes, which
 /// the tape's next start will reserve at once (`hint`); nothing for a tape
-/// of no capacity (never grown, or on the stack). A buffer of at least
-/// [`MIN_BYTES`] goes to the pool in place of an empty slot or of a smaller
-/// buffer (which is freed); anything else is freed.
+/// of no capacity (never grown, or on the stack). The buffer goes to the
+/// pool (see [`keep_function`]), or is freed when reuse is off.
 pub(crate) fn release_function(module: LLVMModuleRef) -> Value {
     let body = match begin(module, "enzyme_rs.tape.release", Ty::Void, &[Ty::Ptr, Ty::I64, Ty::I64, Ty::Ptr]) {
         Ok(body) => body,
         Err(f) => return f,
     };
-    let p = pool(module);
+    let keep = keep_function(module);
     unsafe {
-        let ptr_t = LLVMPointerTypeInContext(body.ctx, 0);
-        let i64t = LLVMInt64TypeInContext(body.ctx);
         let (b, args) = (body.b, ir::params(body.f));
         let (buf, cap, elem, hint) = (args[0], args[1], args[2], args[3]);
         // A tape with no capacity has no heap buffer: never grown, or on the stack.
@@ -256,16 +259,41 @@ pub(crate) fn release_function(module: LLVMModuleRef) -> Value {
         body.at(unused);
         LLVMBuildRetVoid(b);
         body.at(ended);
-        let free = libc_function(module, "free");
-        let call_free = |v: Value| LLVMBuildCall2(b, ir::function_type(free), free, [v].as_mut_ptr(), 1, EMPTY);
-        let keep = body.block(c"keep");
         let drop = body.block(c"drop");
         let hinted = body.block(c"hinted");
         // No hint: reuse is switched off (`Ablation::no_tape_reuse`).
         LLVMBuildCondBr(b, LLVMBuildIsNull(b, hint, EMPTY), drop, hinted);
         body.at(hinted);
         atomic_store(b, cap, hint);
-        let bytes = LLVMBuildMul(b, cap, elem, EMPTY);
+        let mut keep_args = [buf, LLVMBuildMul(b, cap, elem, EMPTY)];
+        LLVMBuildCall2(b, ir::function_type(keep), keep, keep_args.as_mut_ptr(), 2, EMPTY);
+        LLVMBuildRetVoid(b);
+        body.at(drop);
+        let free = libc_function(module, "free");
+        LLVMBuildCall2(b, ir::function_type(free), free, [buf].as_mut_ptr(), 1, EMPTY);
+        LLVMBuildRetVoid(b);
+        finish(body)
+    }
+}
+
+/// `enzyme_rs.pool.keep(ptr buf, i64 bytes)`, made once per module: a
+/// buffer of at least [`MIN_BYTES`] goes to the pool in place of an empty
+/// slot or of a smaller buffer (which is freed); anything else is freed.
+fn keep_function(module: LLVMModuleRef) -> Value {
+    let body = match begin(module, "enzyme_rs.pool.keep", Ty::Void, &[Ty::Ptr, Ty::I64]) {
+        Ok(body) => body,
+        Err(f) => return f,
+    };
+    let p = pool(module);
+    unsafe {
+        let ptr_t = LLVMPointerTypeInContext(body.ctx, 0);
+        let i64t = LLVMInt64TypeInContext(body.ctx);
+        let (b, args) = (body.b, ir::params(body.f));
+        let (buf, bytes) = (args[0], args[1]);
+        let free = libc_function(module, "free");
+        let call_free = |v: Value| LLVMBuildCall2(b, ir::function_type(free), free, [v].as_mut_ptr(), 1, EMPTY);
+        let keep = body.block(c"keep");
+        let drop = body.block(c"drop");
         let small = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntULT, bytes, body.i64(MIN_BYTES), EMPTY);
         LLVMBuildCondBr(b, small, drop, keep);
         body.at(drop);
@@ -289,6 +317,71 @@ pub(crate) fn release_function(module: LLVMModuleRef) -> Value {
         body.at(full);
         body.unlock(p.lock);
         call_free(buf);
+        LLVMBuildRetVoid(b);
+        finish(body)
+    }
+}
+
+/// `enzyme_rs.pool.malloc(i64 bytes) -> ptr`, made once per module: the
+/// shadow of a large `malloc` block, from the pool when a buffer there is
+/// large enough (already mapped: a gradient called in a loop would otherwise
+/// map and fault in a fresh one each time, and the primal's own block with
+/// it once the heap is trimmed), else from `malloc`. Its contents are
+/// undefined, as `malloc`'s are.
+pub(crate) fn pooled_malloc_function(module: LLVMModuleRef) -> Value {
+    let body = match begin(module, "enzyme_rs.pool.malloc", Ty::Ptr, &[Ty::I64]) {
+        Ok(body) => body,
+        Err(f) => return f,
+    };
+    let take = take_function(module);
+    unsafe {
+        let (i64t, ptr_t) = (LLVMInt64TypeInContext(body.ctx), LLVMPointerTypeInContext(body.ctx, 0));
+        let (b, args) = (body.b, ir::params(body.f));
+        let bytes = args[0];
+        let buf_slot = LLVMBuildAlloca(b, ptr_t, EMPTY);
+        let cap_slot = LLVMBuildAlloca(b, i64t, EMPTY);
+        LLVMBuildStore(b, LLVMConstNull(ptr_t), buf_slot);
+        let big = body.block(c"big");
+        let fresh = body.block(c"fresh");
+        let found = body.block(c"found");
+        let at_least = LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntUGE, bytes, body.i64(MIN_BYTES), EMPTY);
+        LLVMBuildCondBr(b, at_least, big, fresh);
+        body.at(big);
+        let mut take_args = [bytes, body.i64(1), buf_slot, cap_slot];
+        LLVMBuildCall2(b, ir::function_type(take), take, take_args.as_mut_ptr(), 4, EMPTY);
+        let buf = LLVMBuildLoad2(b, ptr_t, buf_slot, EMPTY);
+        LLVMBuildCondBr(b, LLVMBuildIsNull(b, buf, EMPTY), fresh, found);
+        body.at(found);
+        LLVMBuildRet(b, buf);
+        body.at(fresh);
+        let malloc = libc_function(module, "malloc");
+        LLVMBuildRet(b, LLVMBuildCall2(b, ir::function_type(malloc), malloc, [bytes].as_mut_ptr(), 1, EMPTY));
+        finish(body)
+    }
+}
+
+/// `enzyme_rs.pool.free(ptr p)`, made once per module: the end of a shadow
+/// from [`pooled_malloc_function`] (or from `malloc`): kept in the pool when
+/// large, else freed.
+pub(crate) fn pooled_free_function(module: LLVMModuleRef) -> Value {
+    let body = match begin(module, "enzyme_rs.pool.free", Ty::Void, &[Ty::Ptr]) {
+        Ok(body) => body,
+        Err(f) => return f,
+    };
+    let keep = keep_function(module);
+    unsafe {
+        let (b, args) = (body.b, ir::params(body.f));
+        let p = args[0];
+        let some = body.block(c"some");
+        let none = body.block(c"none");
+        LLVMBuildCondBr(b, LLVMBuildIsNull(b, p, EMPTY), none, some);
+        body.at(none);
+        LLVMBuildRetVoid(b);
+        body.at(some);
+        let usable = libc_function(module, "malloc_usable_size");
+        let bytes = LLVMBuildCall2(b, ir::function_type(usable), usable, [p].as_mut_ptr(), 1, EMPTY);
+        let mut keep_args = [p, bytes];
+        LLVMBuildCall2(b, ir::function_type(keep), keep, keep_args.as_mut_ptr(), 2, EMPTY);
         LLVMBuildRetVoid(b);
         finish(body)
     }

@@ -212,7 +212,7 @@ const MOST_VISITS: u64 = 1 << 24;
 /// constants: every iteration passes the exit test, so the back edge is
 /// taken at most as many times as the tested value satisfies the loop's
 /// condition on its way from the start by the step.
-fn visits_per_entry(cfg: &Cfg, l: &Loop) -> Option<u64> {
+pub(crate) fn visits_per_entry(cfg: &Cfg, l: &Loop) -> Option<u64> {
     use LLVMIntPredicate::*;
     let c = counted(cfg, l)?;
     let constant = |v: Value| unsafe { !LLVMIsAConstantInt(v).is_null() };

@@ -26,7 +26,7 @@ pub fn ad_before_optimisation() -> bool {
 
 /// The ablation switch `ENZYME_ABLATE=lever,...` (for `bench/`): the engine's
 /// speed levers named are switched off (`tape-reuse`, `bounded-tapes`, `tape-scope`,
-/// `store-forwarding`, `settled-slots`, `exact-visits`; see
+/// `store-forwarding`, `settled-slots`, `exact-visits`, `entry-tables`, `sum-steps`; see
 /// [`ad::Ablation`]). Not for users' builds.
 pub fn ablation() -> Result<ad::Ablation, DriverError> {
     let mut a = ad::Ablation::default();
@@ -39,9 +39,11 @@ pub fn ablation() -> Result<ad::Ablation, DriverError> {
             "store-forwarding" => a.no_store_forwarding = true,
             "settled-slots" => a.no_settled_slots = true,
             "exact-visits" => a.no_exact_visits = true,
+            "entry-tables" => a.no_entry_tables = true,
+            "sum-steps" => a.no_sum_steps = true,
             other => {
                 return Err(DriverError::Usage(format!(
-                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding, settled-slots, exact-visits)"
+                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding, settled-slots, exact-visits, entry-tables, sum-steps)"
                 )))
             }
         }
