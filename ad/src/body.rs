@@ -199,11 +199,14 @@ pub(crate) struct Shadows {
     /// The `malloc` blocks whose shadows come from the pool of kept buffers
     /// when large (reverse mode, which ends them: see `tape_buffer`).
     pub(crate) pooled: std::collections::HashSet<Value>,
+    /// Forward mode: where the primal frees a block with `free`, its
+    /// shadow goes to the pool (which frees what it does not keep).
+    pub(crate) pool_frees: bool,
 }
 
 impl Shadows {
     pub(crate) fn new(sh: HashMap<Value, Value>, module: LLVMModuleRef, globals: ShadowGlobals, lane: u32) -> Shadows {
-        Shadows { sh, globals, module, lane, own: Default::default(), pooled: Default::default() }
+        Shadows { sh, globals, module, lane, own: Default::default(), pooled: Default::default(), pool_frees: false }
     }
 
     /// Run-time activity: the constant pointers of `mem` chosen alongside

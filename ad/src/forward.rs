@@ -70,11 +70,17 @@ impl<'g> Forward<'g> {
         // A first block of its own, so the body's entry may be a loop header.
         let prologue_block = e.append_block(d, "prologue");
         let (module, globals) = (g.module(), g.shadow_globals());
+        // Large shadows from the pool of kept buffers, and back to it where
+        // the primal frees the block (see `tape_buffer`).
+        let pool = !g.ablation().no_tape_reuse;
+        let pooled = if pool { crate::tape_buffer::unreallocated_mallocs(&cfg) } else { Default::default() };
         let lanes: Vec<(HashMap<Value, Value>, Shadows)> = (params.tan.into_iter().zip(params.sh))
             .enumerate()
             .map(|(k, (tan, sh))| {
                 let mut sh = Shadows::new(sh, module, globals.clone(), k as u32);
                 sh.own_shadows(&mem, &params.map);
+                sh.pooled = pooled.clone();
+                sh.pool_frees = pool;
                 (tan, sh)
             })
             .collect();

@@ -132,17 +132,8 @@ impl Reverse<'_> {
     /// are never given to `realloc` (whose reverse sizes the old shadow by
     /// what it can hold, and a pooled buffer may hold more).
     pub(crate) fn pooled_shadows(&mut self) -> HashSet<Value> {
-        let instructions: Vec<Value> = self.cfg.order.iter().flat_map(|b| ir::instructions(*b)).collect();
-        let reallocated: HashSet<Value> = instructions
-            .iter()
-            .filter(|i| matches!(classify(**i), Kind::Realloc))
-            .flat_map(|i| ir::pointer_bases(ir::operand(*i, 0)))
-            .collect();
-        instructions
-            .into_iter()
-            .filter(|i| matches!(classify(*i), Kind::Alloc(a) if a.name == "malloc"))
-            .filter(|i| !reallocated.contains(i) && self.shadow_freed_with_allocation(*i))
-            .collect()
+        let candidates = crate::tape_buffer::unreallocated_mallocs(&self.cfg);
+        candidates.into_iter().filter(|i| self.shadow_freed_with_allocation(*i)).collect()
     }
 
     /// The function's allocations whose addresses are stored, converted to

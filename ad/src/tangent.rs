@@ -128,6 +128,10 @@ pub(crate) trait Tangents {
                 let free = libc_function(self.module(), "free");
                 self.emitter().call(free, &mut [os]);
             }
+            Kind::Free if shadowed(ir::operand(i, 0)) && self.shadows().pool_frees && frees_with_free(i) => {
+                let free = crate::tape_buffer::pooled_free_function(self.module());
+                self.emitter().call(free, &mut [self.shadows().of(ir::operand(i, 0))]);
+            }
             Kind::Free if shadowed(ir::operand(i, 0)) => {
                 let mut m = self.primals().clone();
                 m.insert(ir::operand(i, 0), self.shadows().of(ir::operand(i, 0)));
@@ -236,4 +240,10 @@ pub(crate) trait Tangents {
             _ => None,
         }
     }
+}
+
+/// Whether free call `i` is libc's `free` (any `malloc` block, the pool's
+/// buffers included, may go to the pool instead).
+fn frees_with_free(i: Value) -> bool {
+    ir::called_function(i).map(ir::name).as_deref() == Some("free")
 }

@@ -15,11 +15,13 @@
 //! to `malloc`, which keeps them anyway. A spin lock guards the pool: the
 //! threads of an OpenMP region start and end tapes of their own.
 //!
-//! The shadows of large `malloc` blocks that reverse mode frees itself come
-//! from the pool too: a function that mallocs a large work buffer per call
-//! otherwise had it and its shadow faulted in again each time (glibc's mmap
-//! threshold rises only when a mapped block is freed, and kept tape buffers
-//! never are, so the heap was trimmed at each call's end).
+//! The shadows of large `malloc` blocks come from the pool too, and go back
+//! to it where reverse mode frees them itself, or, in forward mode, where the
+//! primal frees the block: a function that mallocs a large work buffer per
+//! call otherwise had it and its shadow faulted in again each time (glibc's
+//! mmap threshold rises only when a mapped block is freed, and kept tape
+//! buffers never are; the block and its shadow together then passed the
+//! heap's trim threshold, and the heap was trimmed at each call's end).
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -511,4 +513,21 @@ fn grow_slow_function(module: LLVMModuleRef, params: &[Ty]) -> Value {
         LLVMBuildRet(b, LLVMBuildLoad2(b, ptr_t, buf_slot, EMPTY));
         finish(body)
     }
+}
+
+/// The function's `malloc` calls whose blocks never reach `realloc` (whose
+/// derivatives size the old shadow by what it can hold, and a pooled buffer
+/// may hold more): their shadows may come from the pool.
+pub(crate) fn unreallocated_mallocs(cfg: &crate::cfg::Cfg) -> std::collections::HashSet<Value> {
+    use crate::classify::{classify, Kind};
+    let instructions: Vec<Value> = cfg.order.iter().flat_map(|b| ir::instructions(*b)).collect();
+    let reallocated: std::collections::HashSet<Value> = instructions
+        .iter()
+        .filter(|i| matches!(classify(**i), Kind::Realloc))
+        .flat_map(|i| ir::pointer_bases(ir::operand(*i, 0)))
+        .collect();
+    instructions
+        .into_iter()
+        .filter(|i| matches!(classify(*i), Kind::Alloc(a) if a.name == "malloc") && !reallocated.contains(i))
+        .collect()
 }

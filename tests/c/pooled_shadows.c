@@ -5,7 +5,8 @@
  * shadow must start at zero. Checked over repeated calls with different
  * inputs and sizes (a buffer larger than asked, blocks alive at once, a
  * block given to realloc, which is not pooled), against the analytic
- * gradient and central differences. */
+ * gradient and central differences; forward mode, whose shadows go back to
+ * the pool where the primal frees the blocks, against the same. */
 #include <string.h>
 #include "check.h"
 
@@ -53,6 +54,11 @@ int main(void) {
       double (*fn)(const double *, int, int) = f ? through_realloc : through_heap;
       memset(dx, 0, sizeof dx);
       __enzyme_autodiff((void *)fn, enzyme_dup, x, dx, enzyme_const, M, enzyme_const, n);
+      /* Forward mode: the shadows go back to the pool where the blocks are freed. */
+      double tx[M] = {0};
+      tx[call % M] = 1;
+      double tangent = __enzyme_fwddiff((void *)fn, enzyme_dup, x, tx, enzyme_const, M, enzyme_const, n);
+      CHECK(f ? "realloc tangent" : "heap tangent", tangent, analytic(x, M, n, call % M), TOL_EXACT);
       for (int j = 0; j < M; j++) {
         double want = analytic(x, M, n, j);
         CHECK(f ? "realloc gradient" : "heap gradient", dx[j], want, TOL_EXACT);
