@@ -183,6 +183,11 @@ fn begin(module: LLVMModuleRef, name: &str, result: Ty, params: &[Ty]) -> Result
         let mut params: Vec<ir::Type> = params.iter().map(|t| ty(*t)).collect();
         let f = add_function(module, name, ty(result), &mut params);
         LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        // Once per derivative call at most: not worth the optimiser's time
+        // in every caller (the growth test is, see `grow_function`).
+        if name != "enzyme_rs.tape.grow" {
+            ir::add_function_attr(f, "noinline");
+        }
         let b = LLVMCreateBuilderInContext(ctx);
         LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr()));
         Ok(Body { ctx, b, f })
