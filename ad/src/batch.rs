@@ -160,8 +160,11 @@ pub(crate) fn rewrite(module: LLVMModuleRef, call: Value) -> Result<(), Diagnost
     }
     unsafe {
         if !ir::is_void(target) {
-            let v =
-                if results { crate::build_aggregate(&e, target, &mut outs.into_iter()) } else { LLVMGetUndef(target) };
+            let v = if results {
+                crate::call_site::build_aggregate(&e, target, &mut outs.into_iter())
+            } else {
+                LLVMGetUndef(target)
+            };
             match sret {
                 Some((p, _)) => {
                     e.store(v, p);
@@ -171,6 +174,6 @@ pub(crate) fn rewrite(module: LLVMModuleRef, call: Value) -> Result<(), Diagnost
         }
         LLVMInstructionEraseFromParent(call);
     }
-    crate::erase_unused_loads(&loads);
+    crate::call_site::erase_unused_loads(&loads);
     Ok(())
 }

@@ -20,6 +20,7 @@ mod adjoints;
 mod batch;
 mod bits;
 mod body;
+mod call_site;
 mod cfg;
 mod checkpoint;
 mod checkpoint_reverse;
@@ -88,8 +89,8 @@ pub use request::Mode;
 use crate::emit::Emitter;
 use crate::entry_points::{EntryPoint, SplitPart};
 use crate::gen::Generator;
-use crate::ir::{Type, Value};
-use crate::markers::{Activity, MarkerCall};
+use crate::ir::Value;
+use crate::markers::MarkerCall;
 
 /// What [`differentiate`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -466,7 +467,7 @@ fn differentiate_round(
             unneeded_primal::drop_stores(plan, d);
         }
         match (plan.split, d) {
-            (None, Some(d)) => rewrite(module, plan, d, &shadow_globals),
+            (None, Some(d)) => call_site::rewrite(module, plan, d, &shadow_globals),
             _ => split_entry::rewrite(module, plan, d),
         }
         summary.calls.push(format!(
@@ -630,273 +631,6 @@ pub(crate) fn called_from(f: Value) -> Vec<Value> {
 fn lower_coroutines(module: LLVMModuleRef) -> Result<(), String> {
     prep::run_passes(prep::PassTarget::Module(module), "coro-early,cgscc(coro-split),coro-cleanup")
         .map_err(|s| format!("internal error: lowering split derivatives failed: {s}"))
-}
-
-/// Replaces a marker call by a call of its derivative `d`.
-fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &[Value]) {
-    let e = Emitter::new(module);
-    e.before(plan.call);
-    // Each derivative call starts with the globals' derivatives at zero.
-    for s in shadow_globals {
-        unsafe {
-            let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
-            LLVMBuildMemSet(e.b, *s, zero, LLVMSizeOf(LLVMGlobalGetValueType(*s)), LLVMGetAlignment(*s));
-        }
-    }
-    let f = plan.function;
-    let params = ir::params(f);
-    let rt = ir::return_type(f);
-    let (mut args, _) = derivative_args(&e, plan);
-    if plan.mode == Mode::Reverse && ir::is_float(rt) {
-        args.extend(seed_values(&e, plan));
-    }
-    let invoke = ir::opcode(plan.call) == llvm_sys::LLVMOpcode::LLVMInvoke;
-    let r = if invoke {
-        // Keep the user's unwind edge: an invoke of the derivative, with the
-        // result converted where the normal edge lands.
-        unsafe {
-            let normal = LLVMGetNormalDest(plan.call);
-            let r = LLVMBuildInvoke2(
-                e.b,
-                ir::function_type(d),
-                d,
-                args.as_mut_ptr(),
-                args.len() as u32,
-                normal,
-                LLVMGetUnwindDest(plan.call),
-                c"".as_ptr(),
-            );
-            let mut first = LLVMGetFirstInstruction(normal);
-            while ir::opcode(first) == llvm_sys::LLVMOpcode::LLVMPHI {
-                first = LLVMGetNextInstruction(first);
-            }
-            e.before(first);
-            r
-        }
-    } else {
-        e.call(d, &mut args)
-    };
-    // What the caller gets back: the tangent of the result, or the adjoints of active arguments.
-    // With `enzyme_primal_return`, the primal result first (as Enzyme orders them).
-    let results: Vec<Value> = match plan.mode {
-        Mode::Forward => {
-            if ir::is_float(rt) && plan.const_return {
-                // No tangent: the primal alone, when asked for.
-                if plan.primal_return {
-                    vec![e.extract(r, 0)]
-                } else {
-                    Vec::new()
-                }
-            } else if ir::is_float(rt) {
-                let tangents = e.extract(r, 1);
-                let primal = plan.primal_return.then(|| e.extract(r, 0));
-                let lanes: Vec<Value> = match plan.width {
-                    1 => vec![tangents],
-                    w => (0..w).map(|k| e.extract(tangents, k)).collect(),
-                };
-                primal.into_iter().chain(lanes).collect()
-            } else {
-                Vec::new()
-            }
-        }
-        Mode::Reverse => {
-            let mut out = Vec::new();
-            let w = plan.width;
-            if plan.primal_return {
-                let n = params.iter().filter(|p| ir::is_float(ir::type_of(**p))).count() as u32;
-                out.push(e.extract(r, n * w));
-            }
-            // Lane `l` of the `k`th float parameter's adjoint is at `k * width + l`.
-            for (k, _) in returned_adjoints(plan) {
-                out.extend((0..w).map(|l| e.extract(r, k * w + l)));
-            }
-            add_into_byref_shadows(&e, plan, r);
-            out
-        }
-    };
-    unsafe {
-        if let Some(loc) = Some(llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(plan.call)).filter(|l| !l.is_null()) {
-            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(r, loc);
-        }
-    }
-    let value = results_value(&e, plan, results);
-    finish_call(&e, plan, value);
-}
-
-/// The derivative's arguments at an entry point call: each parameter's
-/// value, followed by its shadow (pointers with one) or, in forward mode,
-/// its tangent (floats); and the shadows alone.
-pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Vec<Value>) {
-    let (mut args, mut shadows) = (Vec::new(), Vec::new());
-    for (p, a) in ir::params(plan.function).iter().zip(&plan.args) {
-        let pt = ir::type_of(*p);
-        // `enzyme_byref`: values given by address.
-        let value =
-            |v: Value| if a.byref { e.load(pt, v) } else { e.convert_arg(v, pt).expect("checked when parsing") };
-        args.push(value(a.primal));
-        if ir::is_pointer(pt) {
-            if let Some(s) = a.shadow {
-                let lanes = lane_shadows(e, plan.width, a, s);
-                args.extend(&lanes);
-                shadows.extend(lanes);
-            }
-        } else if plan.mode == Mode::Forward && ir::is_float(pt) {
-            for t in a.shadow.iter().chain(&a.lanes) {
-                args.push(value(*t));
-            }
-            if a.shadow.is_none() {
-                args.extend((0..plan.width).map(|_| e.zero(pt)));
-            }
-        }
-    }
-    (args, shadows)
-}
-
-/// The shadows of a duplicated pointer, one per lane: as given, or lane `k`
-/// at `k * stride` bytes into the one buffer given (`enzyme_dupv`).
-fn lane_shadows(e: &Emitter, width: u32, a: &markers::ArgPlan, first: Value) -> Vec<Value> {
-    let Some(stride) = a.stride else {
-        return std::iter::once(first).chain(a.lanes.iter().copied()).collect();
-    };
-    (0..width).map(|k| e.lane_in_buffer(first, stride, k)).collect()
-}
-
-/// The seed of a float result in reverse mode: the one given, else 1.
-pub(crate) fn seed_value(e: &Emitter, plan: &MarkerCall) -> Value {
-    let rt = ir::return_type(plan.function);
-    match plan.seed {
-        Some(s) => e.convert_float(s, rt),
-        None => ir::const_real(rt, 1.0),
-    }
-}
-
-/// Reverse mode: the adjoints of floats given by address with shadow
-/// addresses (`enzyme_dup, enzyme_byref, n, &x, &dx`) are added into them.
-fn add_into_byref_shadows(e: &Emitter, plan: &MarkerCall, r: Value) {
-    let floats = ir::params(plan.function).into_iter().zip(&plan.args).filter(|(p, _)| ir::is_float(ir::type_of(*p)));
-    for (k, (p, a)) in floats.enumerate() {
-        if !a.byref || a.activity == Activity::Active || a.activity == Activity::Const {
-            continue;
-        }
-        let t = ir::type_of(p);
-        for (l, s) in a.shadow.iter().chain(&a.lanes).enumerate() {
-            let adjoint = e.extract(r, k as u32 * plan.width + l as u32);
-            let sum = e.fadd(e.load(t, *s), adjoint);
-            e.store(sum, *s);
-        }
-    }
-}
-
-/// The seeds of a float result in reverse mode, one per lane: the ones
-/// given, else 1 in every lane.
-fn seed_values(e: &Emitter, plan: &MarkerCall) -> Vec<Value> {
-    let rt = ir::return_type(plan.function);
-    if plan.lane_seeds.is_empty() {
-        let first = seed_value(e, plan);
-        return (0..plan.width).map(|_| first).collect();
-    }
-    std::iter::once(seed_value(e, plan)).chain(plan.lane_seeds.iter().map(|s| e.convert_float(*s, rt))).collect()
-}
-
-/// The adjoints a reverse-mode call returns: for each active float
-/// parameter, its place among the float parameters (where the derivative
-/// leaves its adjoint) and its type.
-pub(crate) fn returned_adjoints(plan: &MarkerCall) -> Vec<(u32, Type)> {
-    ir::params(plan.function)
-        .into_iter()
-        .zip(&plan.args)
-        .filter(|(p, _)| ir::is_float(ir::type_of(*p)))
-        .enumerate()
-        .filter(|(_, (_, a))| a.activity == Activity::Active)
-        .map(|(k, (p, _))| (k as u32, ir::type_of(p)))
-        .collect()
-}
-
-/// The value an entry point call returns, from what it produces in order
-/// (the primal result, tangents, adjoints), shaped as the call's declared
-/// result or `sret` memory (checked when parsing); zero when nothing was
-/// produced; `None` for a `void` result.
-pub(crate) fn results_value(e: &Emitter, plan: &MarkerCall, results: Vec<Value>) -> Option<Value> {
-    let target_ty = plan.sret.map(|(_, t)| t).unwrap_or_else(|| ir::type_of(plan.call));
-    if ir::is_void(target_ty) {
-        None
-    } else if results.is_empty() {
-        Some(e.zero(target_ty))
-    } else {
-        let mut it = results.into_iter();
-        Some(build_aggregate(e, target_ty, &mut it))
-    }
-}
-
-/// Hands `value` to the call's users (or its `sret` memory) and erases the
-/// call and the marker loads nothing else uses.
-pub(crate) fn finish_call(e: &Emitter, plan: &MarkerCall, value: Option<Value>) {
-    let call_ty = ir::type_of(plan.call);
-    let sret_ptr = plan.sret.map(|(p, _)| p);
-    unsafe {
-        if let (Some(v), Some(p)) = (value, sret_ptr) {
-            e.store(v, p);
-        }
-        if !ir::is_void(call_ty) {
-            let v = match (value, sret_ptr) {
-                (Some(v), None) => v,
-                _ => LLVMGetUndef(call_ty),
-            };
-            LLVMReplaceAllUsesWith(plan.call, v);
-        }
-        LLVMInstructionEraseFromParent(plan.call);
-    }
-    erase_unused_loads(&plan.marker_loads);
-}
-
-/// Erases the loads of marker globals an entry point's call used, once
-/// nothing else uses them. A load may be listed twice (the optimiser merges
-/// the loads of one marker passed twice): each is erased once, never touched after.
-pub(crate) fn erase_unused_loads(loads: &[Value]) {
-    let mut erased = HashSet::new();
-    for l in loads {
-        unsafe {
-            if !erased.contains(l) && LLVMGetFirstUse(*l).is_null() && !LLVMGetInstructionParent(*l).is_null() {
-                LLVMInstructionEraseFromParent(*l);
-                erased.insert(*l);
-            }
-        }
-    }
-}
-
-/// Builds a value of type `t` from float scalars, converting widths.
-pub(crate) fn build_aggregate(e: &Emitter, t: Type, vals: &mut impl Iterator<Item = Value>) -> Value {
-    use llvm_sys::LLVMTypeKind::*;
-    if ir::is_float(t) {
-        let v = vals.next().expect("leaf count checked");
-        return e.convert_float(v, t);
-    }
-    unsafe {
-        let mut agg = LLVMGetUndef(t);
-        match ir::kind(t) {
-            LLVMStructTypeKind => {
-                for i in 0..LLVMCountStructElementTypes(t) {
-                    let v = build_aggregate(e, LLVMStructGetTypeAtIndex(t, i), vals);
-                    agg = e.insert(agg, v, i);
-                }
-            }
-            LLVMArrayTypeKind => {
-                for i in 0..LLVMGetArrayLength2(t) as u32 {
-                    let v = build_aggregate(e, LLVMGetElementType(t), vals);
-                    agg = e.insert(agg, v, i);
-                }
-            }
-            LLVMVectorTypeKind => {
-                let i32t = LLVMInt32TypeInContext(e.ctx);
-                for i in 0..LLVMGetVectorSize(t) {
-                    let v = build_aggregate(e, LLVMGetElementType(t), vals);
-                    agg = LLVMBuildInsertElement(e.b, agg, v, LLVMConstInt(i32t, i as u64, 0), c"".as_ptr());
-                }
-            }
-            _ => unreachable!("leaf count checked"),
-        }
-        agg
-    }
 }
 
 /// Calls of the type hints (`__enzyme_double(p)`, ...) have served the

@@ -64,7 +64,7 @@ pub(crate) fn rewrite(module: llvm_sys::prelude::LLVMModuleRef, plan: &MarkerCal
         SplitPart::Tangent => tangent(&e, plan, &tape),
     };
     crate::keep_invoke_edges(&e, plan.call);
-    crate::finish_call(&e, plan, value);
+    crate::call_site::finish_call(&e, plan, value);
 }
 
 fn field(e: &Emitter, tape: &Tape, t: Value, k: u32) -> Value {
@@ -105,7 +105,7 @@ fn augment(e: &Emitter, plan: &MarkerCall, tape: &Tape, d: Value) -> Option<Valu
         e.store(LLVMConstNull(ptr), tape.io.field(e, io, tape.io.shadows));
         let list = field(e, tape, t, LIST);
         e.store(list, tape.io.field(e, io, tape.io.freed));
-        let (mut args, _) = crate::derivative_args(e, plan);
+        let (mut args, _) = crate::call_site::derivative_args(e, plan);
         args.push(io);
         let h = e.call(d, &mut args);
         e.store(h, field(e, tape, t, HANDLE));
@@ -138,7 +138,7 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
         let t = ir::operand(plan.call, plan.tape.expect("parsed"));
         // The reverse sweep is told the shadows given here (it uses them where
         // it can, and stops with a message where it cannot: see `split`).
-        let (_, shadows) = crate::derivative_args(e, plan);
+        let (_, shadows) = crate::call_site::derivative_args(e, plan);
         let io = field(e, tape, t, IO);
         if shadows.len() as u32 == tape.shadows && !shadows.is_empty() {
             for (j, s) in shadows.iter().enumerate() {
@@ -147,16 +147,16 @@ fn reverse(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
             e.store(shadow_slot(e, tape, t, 0), tape.io.field(e, io, tape.io.shadows));
         }
         if let Some(k) = tape.io.seed {
-            e.store(crate::seed_value(e, plan), tape.io.field(e, io, k));
+            e.store(crate::call_site::seed_value(e, plan), tape.io.field(e, io, k));
         }
         let h = e.load(ptr, field(e, tape, t, HANDLE));
         e.intrinsic("llvm.coro.resume", &[], &mut [h]);
-        let results = crate::returned_adjoints(plan)
+        let results = crate::call_site::returned_adjoints(plan)
             .into_iter()
             .map(|(k, t)| e.load(t, tape.io.field(e, io, tape.io.adjoints + k)))
             .collect();
         release_tape(e, plan, tape, t);
-        crate::results_value(e, plan, results)
+        crate::call_site::results_value(e, plan, results)
     }
 }
 
@@ -171,7 +171,7 @@ fn tangent(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
         let layout = ReplayIo::of(e.ctx, plan.function, &plan.dup_mask());
         let rio = entry_alloca(e, layout.ty);
         // Forward mode's arguments: each primal, followed by its tangent or shadow.
-        let (args, _) = crate::derivative_args(e, plan);
+        let (args, _) = crate::call_site::derivative_args(e, plan);
         let mut k = 0;
         for field in &layout.params {
             k += 1;
@@ -189,7 +189,7 @@ fn tangent(e: &Emitter, plan: &MarkerCall, tape: &Tape) -> Option<Value> {
             None => Vec::new(),
         };
         release_tape(e, plan, tape, t);
-        crate::results_value(e, plan, results)
+        crate::call_site::results_value(e, plan, results)
     }
 }
 

@@ -403,13 +403,8 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
         LLVMSetLinkage(step, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         copy_function_attributes(f, step);
         let mut map: HashMap<Value, Value> = HashMap::new();
-        for (k, (v, p)) in live_ins.iter().zip(ir::params(step)).enumerate() {
+        for (v, p) in live_ins.iter().zip(ir::params(step)) {
             map.insert(*v, p);
-            // Distinct stack arrays of the caller alias nothing else passed.
-            if ir::is_instruction(*v) && ir::opcode(*v) == LLVMAlloca {
-                let noalias = LLVMGetEnumAttributeKindForName(c"noalias".as_ptr(), 7);
-                LLVMAddAttributeAtIndex(step, k as u32 + 1, LLVMCreateEnumAttribute(ctx, noalias, 0));
-            }
         }
         let b = LLVMCreateBuilderInContext(ctx);
         let entry = LLVMAppendBasicBlockInContext(ctx, step, c"entry".as_ptr());
