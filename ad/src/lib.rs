@@ -366,7 +366,26 @@ fn differentiate_round(
     gen.report_activity = options.report_activity;
     gen.ablation = options.ablation;
     let mut checked: HashSet<(Value, Vec<bool>, Mode, custom::RuleUse, bool)> = HashSet::new();
-    let (mut outlined, mut steps) = (HashSet::new(), Vec::new());
+    // Sum steps (see `sum_loops`) change the clone that every request of the
+    // same function shares, before any request is checked: only where each
+    // of them calls a step as reverse mode expects or as any call (width 1,
+    // not split) and one is reverse mode.
+    let mut steps = Vec::new();
+    if !options.ablation.no_sum_steps {
+        let mut outlined = HashSet::new();
+        for plan in plans {
+            let key = (plan.function, plan.known_functions());
+            let sharing: Vec<&MarkerCall> = plans.iter().filter(|q| (q.function, q.known_functions()) == key).collect();
+            let fits = sharing.iter().all(|q| q.width == 1 && q.split.is_none())
+                && sharing.iter().any(|q| q.mode == Mode::Reverse);
+            if !fits || !outlined.insert(key.clone()) {
+                continue;
+            }
+            if let Ok(clone) = gen.prep.ensure(module, plan.function, &key.1) {
+                steps.extend(sum_loops::outline_sum_loops(module, clone));
+            }
+        }
+    }
     for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
@@ -375,15 +394,6 @@ fn differentiate_round(
                 continue;
             }
         };
-        // Before the checks, which then see the steps.
-        if plan.mode == Mode::Reverse
-            && plan.split.is_none()
-            && plan.width == 1
-            && !options.ablation.no_sum_steps
-            && outlined.insert(clone)
-        {
-            steps.extend(sum_loops::outline_sum_loops(module, clone));
-        }
         let context = format!(
             "needed by the `{}` call in `{}`{}",
             plan.entry_name(),

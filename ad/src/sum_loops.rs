@@ -23,7 +23,10 @@
 //!   from each other and from values outside the loop, as the exit test is;
 //! - the sum's value after the loop reaches the return through adds,
 //!   subtractions and negations (and the addend of `fma`), each its only use,
-//!   and the return post-dominates the loop's exit;
+//!   and the return post-dominates the loop's exit; or it is stored, so, through
+//!   a parameter that nothing else reads or writes (how the derivatives of
+//!   Rust's `#[autodiff_reverse]` return): that parameter's shadow holds the
+//!   seed from the start;
 //! - the loop writes only local arrays that nothing outside it uses (they
 //!   move into the step), and calls nothing but elementary functions;
 //!   nothing after the loop writes memory (its reads' adjoints, added early,
@@ -52,6 +55,8 @@ use crate::reverse::Reverse;
 pub(crate) const STEP: &str = "enzyme_rs.sum_step";
 /// Flag of a step's call whose term is subtracted from the result.
 pub(crate) const NEGATED: &str = "enzyme_rs.sum_step_negated";
+/// Metadata of a step's call whose seed is in a parameter's shadow.
+const SEED_ARGUMENT: &str = "enzyme_rs.sum_step_seed";
 
 /// Bodies of more instructions stay loops: a step's derivative keeps an
 /// iteration's values in registers (not on a tape) from its forward part to
@@ -78,15 +83,21 @@ pub(crate) fn outline_sum_loops(module: LLVMModuleRef, f: Value) -> Vec<Value> {
 /// An eligible loop, as found.
 struct Plan {
     l: usize,
-    /// The sum after this iteration (`acc + term`, `acc` the header's float phi).
+    /// The sum: the header's float phi, and after this iteration (`acc +
+    /// term`, or `fmuladd(a, b, acc)` whose term is `a * b`).
+    acc: Value,
     next: Value,
-    term: Value,
+    /// The term, or the two factors of its product.
+    term: Vec<Value>,
     latch: Block,
     exit: Block,
     /// Integer instructions of the loop computing the counters' next values
     /// and the exit test, in program order: they stay in the loop.
     skeleton: Vec<Value>,
     negated: bool,
+    /// Where the result is stored through a parameter, its number: the seed
+    /// is in its shadow.
+    seed_argument: Option<u32>,
     /// Local arrays used only in the loop: they move into the step.
     scratch: Vec<Value>,
 }
@@ -116,18 +127,26 @@ fn eligible(f: Value, cfg: &Cfg, l: usize) -> Option<Plan> {
     }
     let from_latch = |p: Value| ir::incoming(p).into_iter().find(|(_, b)| *b == latch).map(|(v, _)| v);
     let next = from_latch(*acc)?;
-    if !inside(next) || ir::opcode(next) != LLVMFAdd || ir::users(*acc) != vec![next] {
+    if !inside(next) || ir::users(*acc) != vec![next] {
         return None;
     }
-    let term = if ir::operand(next, 0) == *acc { ir::operand(next, 1) } else { ir::operand(next, 0) };
-    if term == *acc || !inside(term) {
+    // `acc + term`, or `fmuladd(a, b, acc)` (contracted `acc += a * b`; it
+    // may be computed unfused, so the step returns `a * b`).
+    let fmuladd = ir::called_function(next).is_some_and(|c| ir::name(c).starts_with("llvm.fmuladd."));
+    let term = match ir::opcode(next) {
+        LLVMFAdd if ir::operand(next, 0) == *acc => vec![ir::operand(next, 1)],
+        LLVMFAdd => vec![ir::operand(next, 0)],
+        LLVMCall if fmuladd && ir::operand(next, 2) == *acc => vec![ir::operand(next, 0), ir::operand(next, 1)],
+        _ => return None,
+    };
+    if term.contains(acc) || !term.iter().any(|t| inside(*t)) {
         return None;
     }
     // After the loop: the sum's way to the return, and no writes.
     let after = reachable_from(cfg, *exit);
-    let negated = sign_to_return(cfg, &after, *exit, next, &inside)?;
+    let way = sign_to_return(cfg, &after, *exit, next, &inside)?;
     for i in after.iter().flat_map(|b| ir::instructions(*b)) {
-        if writes_memory(i) {
+        if writes_memory(i) && way.store.map(|(s, _)| s) != Some(i) {
             return None;
         }
     }
@@ -179,7 +198,18 @@ fn eligible(f: Value, cfg: &Cfg, l: usize) -> Option<Plan> {
             _ => return None,
         }
     }
-    Some(Plan { l, next, term, latch, exit: *exit, skeleton, negated, scratch })
+    Some(Plan {
+        l,
+        acc: *acc,
+        next,
+        term,
+        latch,
+        exit: *exit,
+        skeleton,
+        negated: way.negated,
+        seed_argument: way.store.map(|(_, k)| k),
+        scratch,
+    })
 }
 
 /// The blocks reachable from `b` (itself included).
@@ -196,31 +226,53 @@ fn reachable_from(cfg: &Cfg, b: Block) -> HashSet<Block> {
     seen
 }
 
-/// Follows the sum after the loop (`next`'s use outside it) to the return:
-/// whether it arrives negated; `None` if it is scaled, used twice, or the
-/// return may be avoided.
+/// How the sum after the loop reaches the result.
+struct Way {
+    negated: bool,
+    /// The store of the result through a parameter, and its number.
+    store: Option<(Value, u32)>,
+}
+
+/// Follows the sum after the loop (`next`'s use outside it) to the return
+/// or to the store of the result: whether it arrives negated; `None` if it
+/// is scaled, used twice, or the return or store may be avoided.
 fn sign_to_return(
     cfg: &Cfg,
     after: &HashSet<Block>,
     exit: Block,
     next: Value,
     inside: &dyn Fn(Value) -> bool,
-) -> Option<bool> {
+) -> Option<Way> {
     let outside: Vec<Value> = ir::users(next).into_iter().filter(|u| !inside(*u)).collect();
     let [mut u] = outside.as_slice() else { return None };
     let mut v = next;
     let mut negated = false;
+    // Every way on from the loop's exit passes `u`.
+    let passed = |u: Value| {
+        let (mut at, target) = (exit, ir::parent_block(u));
+        while at != target {
+            at = *cfg.ipdom.get(&at)?;
+        }
+        Some(())
+    };
     loop {
         let count = (0..ir::operand_count(u)).filter(|k| ir::operand(u, *k) == v).count();
         match ir::opcode(u) {
             LLVMRet => {
-                // Every way on from the loop's exit passes the return.
-                let mut at = exit;
-                let target = ir::parent_block(u);
-                while at != target {
-                    at = *cfg.ipdom.get(&at)?;
+                passed(u)?;
+                return Some(Way { negated, store: None });
+            }
+            // Stored through a parameter written and read nowhere else (the
+            // result of Rust's derivatives): its shadow holds the seed from
+            // the start.
+            LLVMStore if ir::operand(u, 0) == v && ir::operand(u, 1) != v => {
+                let p = ir::operand(u, 1);
+                let k = ir::params(ir::parent_function(u)).iter().position(|a| *a == p)?;
+                if ir::users(p) != vec![u] || ir::is_atomic(u) || unsafe { LLVMGetVolatile(u) != 0 } {
+                    return None;
                 }
-                return Some(negated);
+                passed(u)?;
+                return Some(Way { negated, store: Some((u, k as u32)) });
             }
             LLVMPHI => {
                 // Only reached with the sum after the loop ran.
@@ -393,9 +445,15 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
             }
         }
     }
+    for t in &plan.term {
+        let from_outside = (ir::is_instruction(*t) && !in_loop(*t)) || ir::is_argument(*t) || phis.contains(t);
+        if from_outside && !plan.scratch.contains(t) && !live_ins.contains(t) {
+            live_ins.push(*t);
+        }
+    }
     unsafe {
         let ctx = LLVMGetModuleContext(module);
-        let result_t = ir::type_of(plan.term);
+        let result_t = ir::type_of(plan.next);
         let mut param_ts: Vec<ir::Type> = live_ins.iter().map(|v| ir::type_of(*v)).collect();
         let fty = LLVMFunctionType(result_t, param_ts.as_mut_ptr(), param_ts.len() as u32, 0);
         let name = ir::cstring(&format!("{}.sum_step", ir::name(f)));
@@ -428,7 +486,16 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
                     continue;
                 }
                 let n = if i == ir::terminator(plan.latch) {
-                    LLVMBuildRet(b, plan.term)
+                    let term = match plan.term.as_slice() {
+                        [t] => *t,
+                        [x, y] => {
+                            let m = LLVMBuildFMul(b, *x, *y, c"".as_ptr());
+                            cloned.push(m);
+                            m
+                        }
+                        _ => unreachable!("a term or a product"),
+                    };
+                    LLVMBuildRet(b, term)
                 } else if ir::opcode(i) == LLVMPHI {
                     let n = LLVMBuildPhi(b, ir::type_of(i), c"".as_ptr());
                     new_phis.push((i, n));
@@ -466,10 +533,17 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
         if plan.negated {
             ir::set_flag(call, NEGATED);
         }
-        let next2 = LLVMInstructionClone(plan.next);
-        LLVMInsertIntoBuilder(b, next2);
-        let k = if ir::operand(plan.next, 0) == plan.term { 0 } else { 1 };
-        LLVMSetOperand(next2, k, call);
+        if let Some(k) = plan.seed_argument {
+            set_seed_argument(call, k);
+        }
+        let next2 = if let [t] = plan.term.as_slice() {
+            let n = LLVMInstructionClone(plan.next);
+            LLVMInsertIntoBuilder(b, n);
+            LLVMSetOperand(n, if ir::operand(plan.next, 0) == *t { 0 } else { 1 }, call);
+            n
+        } else {
+            LLVMBuildFAdd(b, plan.acc, call, c"".as_ptr())
+        };
         let mut f_map: HashMap<Value, Value> = HashMap::from([(plan.next, next2)]);
         for i in &plan.skeleton {
             let n = LLVMInstructionClone(*i);
@@ -543,6 +617,33 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
     }
 }
 
+/// Marks a step's call: the seed is in the shadow of parameter `k` of the
+/// function calling it.
+fn set_seed_argument(call: Value, k: u32) {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
+        let kind = LLVMGetMDKindIDInContext(ctx, SEED_ARGUMENT.as_ptr().cast(), SEED_ARGUMENT.len() as u32);
+        let mut op = LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), u64::from(k), 0));
+        LLVMSetMetadata(call, kind, LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, &mut op, 1)));
+    }
+}
+
+/// The parameter whose shadow holds a step call's seed (see
+/// [`set_seed_argument`]); `None` when the seed is the result's.
+fn seed_argument(call: Value) -> Option<u32> {
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
+        let kind = LLVMGetMDKindIDInContext(ctx, SEED_ARGUMENT.as_ptr().cast(), SEED_ARGUMENT.len() as u32);
+        let md = LLVMGetMetadata(call, kind);
+        if md.is_null() || LLVMGetMDNodeNumOperands(md) != 1 {
+            return None;
+        }
+        let mut op = [std::ptr::null_mut()];
+        LLVMGetMDNodeOperands(md, op.as_mut_ptr());
+        ir::const_int_value(op[0]).map(|k| k as u32)
+    }
+}
+
 /// The function attributes of `f` (target, floating-point mode) on `step`.
 fn copy_function_attributes(f: Value, step: Value) {
     unsafe {
@@ -567,10 +668,23 @@ impl Reverse<'_> {
     /// derivative, vector mode, a parallel region's), and the call is
     /// differentiated as any other.
     pub(super) fn call_sum_step(&mut self, i: Value, callee: Value) -> bool {
-        let Some(seed) = self.sum_seed else { return false };
         if self.split.is_some() || self.atomic || self.lane_count() != 1 {
             return false;
         }
+        let seed = match seed_argument(i) {
+            // The result's shadow, as the caller filled it.
+            Some(k) => {
+                let p = ir::params(ir::parent_function(i))[k as usize];
+                if self.mem.status(p) != crate::memory::PtrStatus::Shadowed {
+                    return false;
+                }
+                self.e.load(ir::type_of(i), self.sh.of(p))
+            }
+            None => match self.sum_seed {
+                Some(seed) => seed,
+                None => return false,
+            },
+        };
         let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
         let mut request = Request::new(Mode::Reverse, callee, &mask)
             .strong_zero(self.e.strong_zero)

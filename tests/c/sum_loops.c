@@ -6,7 +6,8 @@
  * added with others), on sums the rule must not take (scaled after the loop,
  * written to memory after it, a branch on the data in the body, a value
  * carried from one iteration to the next in memory), each against central
- * differences and forward mode; and the gradient called repeatedly. */
+ * differences and forward mode; the sum stored through a parameter whose
+ * shadow holds the seed; and the gradient called repeatedly. */
 #include <string.h>
 #include "check.h"
 
@@ -79,6 +80,42 @@ static double branchy(const double *w, const double *x, int n) {
   return s;
 }
 
+/* The sum stored through a parameter (as Rust's derivatives return): the
+ * seed is in that parameter's shadow. */
+static void into_result(const double *w, const double *x, int n, double *out) {
+  double s = 0;
+  for (int p = 0; p < n; p++) s += sin(w[p % NP] * x[p * D]) * w[(p + 1) % NP];
+  *out = 2.0 - s;
+}
+static double into_result_value(const double *w, const double *x, int n) {
+  double out;
+  into_result(w, x, n, &out);
+  return out;
+}
+
+static void check_stored(const double *x) {
+  double w[NP], dw[NP], tw[NP], wp[NP], wm[NP];
+  for (int i = 0; i < NP; i++) w[i] = 0.2 * cos(0.9 * i) + 0.03 * i;
+  for (int rep = 0; rep < 2; rep++) {
+    double out = 0, dout = 1.5; /* the seed */
+    memset(dw, 0, sizeof dw);
+    __enzyme_autodiff((void *)into_result, enzyme_dup, w, dw, enzyme_const, x, enzyme_const, N, enzyme_dup, &out,
+                      &dout);
+    CHECK("stored: primal", out, into_result_value(w, x, N), 0);
+    CHECK("stored: the result's shadow taken", dout, 0, 0);
+    for (int i = 0; i < NP; i++) tw[i] = sin(0.4 * i + rep);
+    double rev = 0;
+    for (int i = 0; i < NP; i++) rev += dw[i] * tw[i];
+    double o = 0, dout_f = 0;
+    __enzyme_fwddiff((void *)into_result, enzyme_dup, w, tw, enzyme_const, x, enzyme_const, N, enzyme_dup, &o, &dout_f);
+    CHECK("stored: forward", rev, 1.5 * dout_f, TOL_MODES);
+    double h = 1e-6;
+    for (int i = 0; i < NP; i++) wp[i] = w[i] + h * tw[i], wm[i] = w[i] - h * tw[i];
+    CHECK("stored: central difference", rev, 1.5 * (into_result_value(wp, x, N) - into_result_value(wm, x, N)) / (2 * h),
+          TOL_FD);
+  }
+}
+
 typedef double (*objective)(const double *, const double *, int);
 
 static void check_one(const char *name, objective f, const double *x) {
@@ -113,6 +150,7 @@ int main(void) {
   check_one("written", written, x);
   check_one("carried", carried, x);
   check_one("branchy", branchy, x);
+  check_stored(x);
   printf("%d checks, %d failed\n", check_count, check_failures);
   return check_failures != 0;
 }

@@ -13,6 +13,7 @@ mod parity;
 mod rules;
 mod slices;
 mod sorting;
+mod sums;
 mod widths;
 
 #[autodiff_reverse(d_wave, Active, Active)]
@@ -155,6 +156,7 @@ fn main() {
     inert_calls::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     slices::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     sorting::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    sums::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
 
     println!("rust gradients: {failures} failures");
     std::process::exit(if failures == 0 { 0 } else { 1 });
