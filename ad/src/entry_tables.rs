@@ -60,37 +60,19 @@ impl Reverse<'_> {
             at = self.cfg.loops[p].parent;
         }
         let forward_blocks: Vec<Block> = inside.iter().map(|b| self.fwd[b]).collect();
-        let mut invariant: HashSet<Value> = forward_blocks
-            .iter()
-            .flat_map(|b| ir::instructions(*b))
-            .filter(|i| {
-                ir::is_int(ir::type_of(*i)) && (ir::is_integer_arithmetic(*i) || ir::opcode(*i) == LLVMOpcode::LLVMPHI)
-            })
-            .collect();
         // Whether an operand is the same on every entry, given `invariant`.
-        let fixed = |v: Value, invariant: &HashSet<Value>| -> bool {
+        let fixed_outside = |v: Value| -> bool {
             if !ir::is_instruction(v) {
                 return true;
             }
             match self.prep_block.get(&ir::parent_block(v)) {
-                Some(b) if inside.contains(b) => invariant.contains(&v),
+                Some(b) if inside.contains(b) => false,
                 Some(b) => !around.contains(b),
                 None => self.available_as_is(v),
             }
         };
-        loop {
-            let dropped: Vec<Value> = invariant
-                .iter()
-                .copied()
-                .filter(|i| !(0..ir::operand_count(*i)).all(|k| fixed(ir::operand(*i, k), &invariant)))
-                .collect();
-            if dropped.is_empty() {
-                break;
-            }
-            dropped.iter().for_each(|i| {
-                invariant.remove(i);
-            });
-        }
+        let invariant = ir::integers_made_of(forward_blocks.iter().flat_map(|b| ir::instructions(*b)), fixed_outside);
+        let fixed = |v: Value, invariant: &HashSet<Value>| invariant.contains(&v) || fixed_outside(v);
         // Every branch the same way on every entry (so are phis' choices):
         // the primal's branches, whose conditions the forward sweep computes.
         for b in inside {

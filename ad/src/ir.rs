@@ -810,3 +810,35 @@ pub(crate) fn is_integer_arithmetic(i: Value) -> bool {
             | LLVMSExt
     ) && is_int(type_of(i))
 }
+
+/// Of `candidates`, the integer values made only of integer arithmetic and
+/// phis over each other and over operands `fixed` accepts (values from
+/// outside the region the candidates come from): the largest such set,
+/// found by dropping members with any other operand until none is left.
+pub(crate) fn integers_made_of(
+    candidates: impl IntoIterator<Item = Value>,
+    fixed: impl Fn(Value) -> bool,
+) -> std::collections::HashSet<Value> {
+    let mut set: std::collections::HashSet<Value> = candidates
+        .into_iter()
+        .filter(|i| is_int(type_of(*i)) && (is_integer_arithmetic(*i) || opcode(*i) == LLVMOpcode::LLVMPHI))
+        .collect();
+    loop {
+        let dropped: Vec<Value> = set
+            .iter()
+            .copied()
+            .filter(|i| {
+                !(0..operand_count(*i)).all(|k| {
+                    let o = operand(*i, k);
+                    set.contains(&o) || fixed(o)
+                })
+            })
+            .collect();
+        if dropped.is_empty() {
+            return set;
+        }
+        for i in dropped {
+            set.remove(&i);
+        }
+    }
+}

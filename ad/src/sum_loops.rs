@@ -180,7 +180,9 @@ fn eligible(f: Value, cfg: &Cfg, l: usize) -> Option<Plan> {
     }
     // Local arrays used only here move into the step; other writes stop it.
     let scratch = scratch_arrays(f, &inside);
-    let invariant = iteration_invariant(&body, &phis, &inside);
+    // The body's integers the same on every iteration: made from constants,
+    // values from outside the loop and inner loops' phis (not the header's).
+    let invariant = ir::integers_made_of(body.iter().copied().filter(|i| !phis.contains(i)), |o| !inside(o));
     let same = |v: Value| !inside(v) || invariant.contains(&v);
     for i in &body {
         if !body_instruction_allowed(*i, &scratch, &same) {
@@ -346,39 +348,6 @@ fn scratch_arrays(f: Value, inside: &dyn Fn(Value) -> bool) -> Vec<Value> {
         out.push(a);
     }
     out
-}
-
-/// The body's integer values that are the same on every iteration: made
-/// from constants, values from outside the loop and inner loops' phis (not
-/// the header's), by integer arithmetic.
-fn iteration_invariant(body: &[Value], header_phis: &[Value], inside: &dyn Fn(Value) -> bool) -> HashSet<Value> {
-    let mut set: HashSet<Value> = body
-        .iter()
-        .copied()
-        .filter(|i| {
-            !header_phis.contains(i)
-                && ir::is_int(ir::type_of(*i))
-                && (ir::is_integer_arithmetic(*i) || ir::opcode(*i) == LLVMPHI)
-        })
-        .collect();
-    loop {
-        let dropped: Vec<Value> = set
-            .iter()
-            .copied()
-            .filter(|i| {
-                !(0..ir::operand_count(*i)).all(|k| {
-                    let o = ir::operand(*i, k);
-                    !inside(o) || set.contains(&o)
-                })
-            })
-            .collect();
-        if dropped.is_empty() {
-            return set;
-        }
-        for i in dropped {
-            set.remove(&i);
-        }
-    }
 }
 
 /// What the loop's body may hold (see the module's comment).
