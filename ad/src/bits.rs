@@ -217,6 +217,12 @@ fn carries(t: ir::Type, float: ir::Type, bits: u64) -> bool {
 /// of floats (arrays and structs of them), or memory the function otherwise
 /// only loads and stores as `float` (outside the web itself).
 fn memory_holds(p: Value, float: ir::Type, web: &Web) -> bool {
+    // A hash table's slots, typed by the code that fills and reads them.
+    if let Some(f) = ir::is_instruction(p).then(|| ir::parent_function(p)) {
+        if let Some(e) = crate::swiss_tables::elem_at(p, ir::store_size(f, float)) {
+            return crate::kind::Elem::float_of(float) == Some(e) && ir::vector_lanes(float).is_none();
+        }
+    }
     // Vectors of floats: memory of their lanes' type.
     let lane = ir::scalar_of(float);
     let root = root_of(p);
@@ -568,22 +574,30 @@ fn integer_copies_to_memcpy(f: Value) {
         for b in ir::blocks(f) {
             for load in ir::instructions(b) {
                 if let Some(store) = integer_copy_store(load) {
-                    pairs.push((load, store));
+                    pairs.push((load, store, false));
+                } else if let Some(store) = slot_move_store(load) {
+                    pairs.push((load, store, true));
                 }
             }
         }
-        for (load, store) in pairs {
+        let entry = ir::blocks(f)[0];
+        for (load, store, through_slot) in pairs {
+            let bytes = ir::store_size(f, ir::type_of(load));
+            let size = LLVMConstInt(LLVMInt64TypeInContext(ctx), bytes, 0);
+            let mut from = (ir::operand(load, 0), LLVMGetAlignment(load));
+            if through_slot {
+                // Written over before the store (a swap): the bytes wait in a slot.
+                LLVMPositionBuilder(builder, entry, LLVMGetFirstInstruction(entry));
+                let slot_type = LLVMArrayType2(LLVMInt8TypeInContext(ctx), bytes);
+                let slot = LLVMBuildAlloca(builder, slot_type, c"moved.slot".as_ptr());
+                LLVMSetAlignment(slot, LLVMGetAlignment(load).max(1));
+                LLVMPositionBuilderBefore(builder, load);
+                let first = LLVMBuildMemCpy(builder, slot, LLVMGetAlignment(slot), from.0, from.1, size);
+                ir::copy_debug_location(load, first);
+                from = (slot, LLVMGetAlignment(slot));
+            }
             LLVMPositionBuilderBefore(builder, store);
-            let bytes = ir::int_width(ir::type_of(load)) / 8;
-            let size = LLVMConstInt(LLVMInt64TypeInContext(ctx), bytes as u64, 0);
-            let copy = LLVMBuildMemCpy(
-                builder,
-                ir::operand(store, 1),
-                LLVMGetAlignment(store),
-                ir::operand(load, 0),
-                LLVMGetAlignment(load),
-                size,
-            );
+            let copy = LLVMBuildMemCpy(builder, ir::operand(store, 1), LLVMGetAlignment(store), from.0, from.1, size);
             let tag = LLVMGetMetadata(load, tbaa);
             let tag = if tag.is_null() { LLVMGetMetadata(store, tbaa) } else { tag };
             if !tag.is_null() {
@@ -597,6 +611,38 @@ fn integer_copies_to_memcpy(f: Value) {
     }
 }
 
+/// The store of a load that moves a hash table's slot holding fields of
+/// different types (a key and a float value) as integers or integer lanes,
+/// in the same block, possibly with writes between (a swap): as a copy, the
+/// table's fields type it (see [`crate::swiss_tables`]).
+fn slot_move_store(load: Value) -> Option<Value> {
+    if ir::opcode(load) != LLVMLoad || ir::int_lanes(ir::type_of(load)).is_none() {
+        return None;
+    }
+    let store = only_store_of(load)?;
+    let bytes = ir::store_size(ir::parent_function(load), ir::type_of(load));
+    let mixed = |p: Value| crate::swiss_tables::holds_mixed_fields(p, bytes);
+    (mixed(ir::operand(load, 0)) || mixed(ir::operand(store, 1))).then_some(store)
+}
+
+/// The one use of plain (not volatile, not atomic) `load`, if it is a plain
+/// store of it in the same block.
+fn only_store_of(load: Value) -> Option<Value> {
+    unsafe {
+        if LLVMGetVolatile(load) != 0 || ir::is_atomic(load) {
+            return None;
+        }
+        let users = ir::users(load);
+        let [store] = users[..] else { return None };
+        let plain = ir::opcode(store) == LLVMStore
+            && ir::operand(store, 0) == load
+            && ir::parent_block(store) == ir::parent_block(load)
+            && LLVMGetVolatile(store) == 0
+            && !ir::is_atomic(store);
+        plain.then_some(store)
+    }
+}
+
 /// The store that makes `load` one half of an integer copy (see
 /// [`integer_copies_to_memcpy`]).
 fn integer_copy_store(load: Value) -> Option<Value> {
@@ -605,22 +651,10 @@ fn integer_copy_store(load: Value) -> Option<Value> {
             return None;
         }
         let bits = ir::int_width(ir::type_of(load));
-        if bits < 32 || bits % 8 != 0 || LLVMGetVolatile(load) != 0 || ir::is_atomic(load) {
+        if bits < 32 || bits % 8 != 0 {
             return None;
         }
-        let first_use = LLVMGetFirstUse(load);
-        if first_use.is_null() || !LLVMGetNextUse(first_use).is_null() {
-            return None;
-        }
-        let store = LLVMGetUser(first_use);
-        if ir::opcode(store) != LLVMStore
-            || ir::operand(store, 0) != load
-            || ir::parent_block(store) != ir::parent_block(load)
-            || LLVMGetVolatile(store) != 0
-            || ir::is_atomic(store)
-        {
-            return None;
-        }
+        let store = only_store_of(load)?;
         // Nothing between them may write memory: the copy reads at the store.
         let mut between = LLVMGetNextInstruction(load);
         while between != store {

@@ -70,6 +70,11 @@ pub(crate) fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value)
             }
         }
     }
+    // A hash table's control bytes or integer fields (Rust's `HashMap` keys).
+    let bytes = ir::store_size(f, t) * lanes as u64;
+    if let Some(e) = crate::swiss_tables::elem_at(p, bytes) {
+        return e == Elem::Int;
+    }
     // Memory of the function's own, never accessed as anything but integers
     // (as a whole, or at these bytes: a tree node's integer key at -O0).
     if !is_local(root, kind_of) {

@@ -116,6 +116,11 @@ pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetD
             return Some(CopyLayout::Uniform(e));
         }
     }
+    // Slots and control bytes of a hash table (Rust's `HashMap` growing),
+    // also when the other side is a slot holding them for a moment (a swap).
+    if let Some(layout) = crate::swiss_tables::copy_layout(i) {
+        return Some(layout);
+    }
     // No metadata (as at -O0): a typed stack slot tells.
     for k in 0..2 {
         let mut p = ir::operand(i, k);

@@ -67,6 +67,7 @@ mod split;
 mod split_entry;
 mod stored_values;
 mod sum_loops;
+mod swiss_tables;
 mod tangent;
 mod tape;
 mod tape_buffer;

@@ -26,6 +26,11 @@ use crate::names::CLONE_SUFFIX;
 /// phis in its exit blocks.
 const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,sroa<modify-cfg>,early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa";
 
+/// Full unrolling of loops with a small constant trip count, then the
+/// clean-up and loop form [`PIPELINE`] ends with.
+const UNROLL_PIPELINE: &str =
+    "loop(loop-unroll-full),instcombine<no-verify-fixpoint>,simplifycfg,early-cse,loop-simplify,lcssa";
+
 /// The clones made so far.
 #[derive(Default)]
 pub(crate) struct Prep {
@@ -167,6 +172,13 @@ impl Prep {
         inline_clones(module, &all)?;
         for c in &fresh {
             run_pipeline(*c)?;
+            if crate::swiss_tables::moves_parts_of_slots(*c) {
+                // Unoptimised Rust swaps a hash table's slots a word at a
+                // time in a loop, each word a different field: unrolled,
+                // each move has one type.
+                run_passes(PassTarget::Function(*c), UNROLL_PIPELINE)
+                    .map_err(|s| format!("preprocessing pipeline failed: {s}"))?;
+            }
             // In a microtask (its calls are regions, now that they call
             // clones), once simplified (the -O0 form of an atomic is plain).
             crate::omp_atomics::lower(module, *c);

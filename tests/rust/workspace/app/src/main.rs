@@ -8,6 +8,7 @@ mod collections;
 mod inert_calls;
 mod lanes;
 mod libm_crate;
+mod maps;
 mod nested;
 mod parity;
 mod rules;
@@ -147,6 +148,7 @@ fn main() {
     check("f32 reverse", g as f64, want as f64, 1e-5, &mut failures);
 
     collections::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    maps::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     nested::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     rules::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     widths::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));

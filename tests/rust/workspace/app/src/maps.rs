@@ -1,0 +1,151 @@
+//! `HashMap` and `HashSet` inside differentiated functions, in release and
+//! debug builds: float values accumulated under keys (the table growing
+//! from empty through several resizes), keys removed and others inserted
+//! (deleted slots, so the table rehashes in place), values changed through
+//! `get_mut`, values held in pairs, and a set of indices deduplicating
+//! which inputs count. Gradients against finite differences, forward mode
+//! against reverse.
+use enzyme::{autodiff_forward, autodiff_reverse};
+use std::collections::{HashMap, HashSet};
+
+// Sums under scrambled keys, then removals and inserts, then a weighted
+// read in key order (the table's own order is the hasher's).
+#[autodiff_reverse(d_histogram, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_histogram, Dual, Const, DualOnly)]
+fn histogram(x: &[f64], keys: u64) -> f64 {
+    let mut m: HashMap<u64, f64> = HashMap::new();
+    for (i, v) in x.iter().enumerate() {
+        let k = (i as u64 * 7 + 3) % keys;
+        *m.entry(k).or_insert(0.5) += v * v;
+        m.insert(keys + i as u64, v.sin());
+    }
+    for k in (0..keys).step_by(3) {
+        if let Some(v) = m.remove(&k) {
+            m.insert(3 * keys + k, v * 1.5);
+        }
+    }
+    for k in (1..keys).step_by(4) {
+        if let Some(v) = m.get_mut(&k) {
+            *v = v.cos();
+        }
+    }
+    let mut total = 0.0;
+    for k in 0..4 * keys {
+        if let Some(v) = m.get(&k) {
+            total += v * ((k % 5) as f64 + 0.5);
+        }
+    }
+    total
+}
+
+// A table that keeps few live entries while many come and go: removed
+// entries leave deleted slots, and inserting again rehashes in place
+// (slots swapped within the same allocation).
+#[autodiff_reverse(d_churn, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_churn, Dual, Const, DualOnly)]
+fn churn(x: &[f64], live: usize) -> f64 {
+    let mut m: HashMap<usize, f64> = HashMap::with_capacity(live);
+    let mut total = 0.0;
+    for round in 0..6 {
+        for (i, v) in x.iter().enumerate() {
+            let k = round * 1000 + i;
+            m.insert(k, v * (round as f64 + 1.0));
+            if i >= live {
+                let old = m.remove(&(k - live)).unwrap();
+                total += old * v;
+            }
+        }
+        for i in x.len().saturating_sub(live)..x.len() {
+            total += m.remove(&(round * 1000 + i)).unwrap().sin();
+        }
+    }
+    total
+}
+
+// Values in pairs, keyed by a pair of integers.
+#[autodiff_reverse(d_pairs, Duplicated, ActiveOnly)]
+#[autodiff_forward(t_pairs, Dual, DualOnly)]
+fn pairs(x: &[f64]) -> f64 {
+    let mut m: HashMap<(u32, u32), (f64, f64)> = HashMap::new();
+    for (i, v) in x.iter().enumerate() {
+        let e = m.entry(((i % 4) as u32, (i % 3) as u32)).or_insert((1.0, 0.0));
+        e.0 *= 1.0 + 0.2 * v;
+        e.1 += v.exp();
+    }
+    let mut total = 0.0;
+    for a in 0..4u32 {
+        for b in 0..3u32 {
+            if let Some((p, q)) = m.get(&(a, b)) {
+                total += p * q * (a + 2 * b + 1) as f64;
+            }
+        }
+    }
+    total
+}
+
+// Only the first occurrence of each index counts.
+#[autodiff_reverse(d_first, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_first, Dual, Const, DualOnly)]
+fn first(x: &[f64], idx: &[usize]) -> f64 {
+    let mut seen = HashSet::new();
+    let mut total = 0.0;
+    for (n, &i) in idx.iter().enumerate() {
+        if seen.insert(i) {
+            total += x[i] * x[i] * (n as f64 + 1.0);
+        }
+    }
+    total + seen.len() as f64
+}
+
+fn central(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
+    let h = 1e-6;
+    let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
+    xp[i] += h;
+    xm[i] -= h;
+    (f(&xp) - f(&xm)) / (2.0 * h)
+}
+
+/// Checks them through `check(what, got, want, tolerance)`.
+pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
+    for (n, keys) in [(3, 2), (20, 7), (90, 40)] {
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).cos() * 0.8).collect();
+        let mut dx = vec![0.0; n];
+        d_histogram(&x, &mut dx, keys, 1.0);
+        for i in 0..n {
+            check("HashMap histogram: reverse vs finite differences", dx[i], central(&|x| histogram(x, keys), &x, i), 1e-6);
+            let mut tx = vec![0.0; n];
+            tx[i] = 1.0;
+            check("HashMap histogram: forward vs reverse", t_histogram(&x, &tx, keys), dx[i], 1e-12);
+        }
+    }
+    for (n, live) in [(10, 2), (60, 5), (200, 3)] {
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.23).sin() + 0.1).collect();
+        let mut dx = vec![0.0; n];
+        d_churn(&x, &mut dx, live, 1.0);
+        for i in 0..n {
+            check("HashMap churn: reverse vs finite differences", dx[i], central(&|x| churn(x, live), &x, i), 1e-6);
+            let mut tx = vec![0.0; n];
+            tx[i] = 1.0;
+            check("HashMap churn: forward vs reverse", t_churn(&x, &tx, live), dx[i], 1e-12);
+        }
+    }
+    let x: Vec<f64> = (0..30).map(|i| (i as f64 * 0.4).cos() * 0.5).collect();
+    let mut dx = vec![0.0; x.len()];
+    d_pairs(&x, &mut dx, 1.0);
+    for i in 0..x.len() {
+        check("HashMap of pairs: reverse vs finite differences", dx[i], central(&pairs, &x, i), 1e-6);
+        let mut tx = vec![0.0; x.len()];
+        tx[i] = 1.0;
+        check("HashMap of pairs: forward vs reverse", t_pairs(&x, &tx), dx[i], 1e-12);
+    }
+    let x: Vec<f64> = (0..40).map(|i| i as f64 * 0.05 - 0.7).collect();
+    let idx: Vec<usize> = (0..300).map(|n| (n * n * 7 + 3) % 37).collect();
+    let mut dx = vec![0.0; x.len()];
+    d_first(&x, &mut dx, &idx, 1.0);
+    for i in 0..x.len() {
+        check("HashSet first: reverse vs finite differences", dx[i], central(&|x| first(x, &idx), &x, i), 1e-6);
+        let mut tx = vec![0.0; x.len()];
+        tx[i] = 1.0;
+        check("HashSet first: forward vs reverse", t_first(&x, &tx, &idx), dx[i], 1e-12);
+    }
+}
