@@ -21,6 +21,7 @@ pub mod focus;
 pub mod link;
 pub mod pipeline;
 pub mod report;
+pub mod split_codegen;
 pub mod toolchain;
 
 use std::process::Command;

@@ -100,7 +100,19 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         // Fortran code calls its runtime, which clang does not link by itself.
         let fortran = inv.language != crate::Language::Fortran
             && module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));
-        differentiate(&module, level, inv, &ad_object, &progress, &g.shared_libraries)?;
+        let apart = differentiate(&module, level, inv, &ad_object, &progress, &g.shared_libraries)?;
+        if let (Some(apart), Some(slot)) = (apart, g.slot) {
+            // Beside the main object: the same libraries resolve both.
+            final_args.insert(slot + 1, apart.display().to_string());
+            link_cmd = Command::new(&tc.linker);
+            link_cmd.args(&final_args);
+            if let Some(o) = &inv.output {
+                link_cmd.arg("-o").arg(o);
+            }
+            if inv.language == crate::Language::Fortran {
+                link_cmd.args(fortran_runtime_flags());
+            }
+        }
         if fortran {
             link_cmd.args(fortran_runtime_flags());
         }
@@ -402,7 +414,7 @@ fn differentiate(
     out: &Path,
     progress: &Progress,
     shared_libraries: &[PathBuf],
-) -> Result<(), DriverError> {
+) -> Result<Option<PathBuf>, DriverError> {
     let program = program_name(inv.language);
     let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
     let tm = pipeline::target_machine(module, level)?;
@@ -505,9 +517,16 @@ fn differentiate(
         let _ = module.print_to_file(d.join("final.ll"));
     }
     progress.phase("generating code");
-    pipeline::emit_object(module, &tm, out)?;
+    // Huge derivatives get an object of their own (see `split_codegen`).
+    let apart = out.with_file_name("enzyme-ad-huge.o");
+    let fast_tm = pipeline::target_machine(module, OptLevel::O0)?;
+    let split = crate::split_codegen::emit_objects(module, &tm, &fast_tm, out, &apart)?;
     lap("code generation");
-    Ok(())
+    if split {
+        // Said (with no time of its own) for tests and bench/.
+        lap("huge derivatives compiled apart");
+    }
+    Ok(split.then_some(apart))
 }
 
 fn first_lines(s: &str, n: usize) -> String {

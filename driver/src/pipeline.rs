@@ -27,7 +27,8 @@ pub fn ad_before_optimisation() -> bool {
 /// The ablation switch `ENZYME_ABLATE=lever,...` (for `bench/`): the engine's
 /// speed levers named are switched off (`tape-reuse`, `bounded-tapes`, `tape-scope`,
 /// `store-forwarding`, `settled-slots`, `exact-visits`, `entry-tables`, `sum-steps`; see
-/// [`ad::Ablation`]). Not for users' builds.
+/// [`ad::Ablation`]; and the driver's `split-codegen`, see [`split_codegen_ablated`]).
+/// Not for users' builds.
 pub fn ablation() -> Result<ad::Ablation, DriverError> {
     let mut a = ad::Ablation::default();
     let Some(v) = std::env::var_os("ENZYME_ABLATE") else { return Ok(a) };
@@ -41,14 +42,22 @@ pub fn ablation() -> Result<ad::Ablation, DriverError> {
             "exact-visits" => a.no_exact_visits = true,
             "entry-tables" => a.no_entry_tables = true,
             "sum-steps" => a.no_sum_steps = true,
+            "split-codegen" => {}
             other => {
                 return Err(DriverError::Usage(format!(
-                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding, settled-slots, exact-visits, entry-tables, sum-steps)"
+                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding, settled-slots, exact-visits, entry-tables, sum-steps, split-codegen)"
                 )))
             }
         }
     }
     Ok(a)
+}
+
+/// Whether `ENZYME_ABLATE` names `split-codegen`: huge derivatives are then
+/// compiled with the rest (see [`crate::split_codegen`]).
+pub fn split_codegen_ablated() -> bool {
+    std::env::var_os("ENZYME_ABLATE")
+        .is_some_and(|v| v.to_string_lossy().split(',').any(|l| l.trim() == "split-codegen"))
 }
 
 /// The pass pipeline text for a level.
