@@ -9,8 +9,8 @@
 //! across the reverse sweep), and the code generator's fast path (fast
 //! instruction selection and register allocation) compiled one ten times as
 //! fast into code that ran as fast (measured on `bench/scaling.sh`'s
-//! programs). So derivatives over [`SPLIT_FUNCTION`] instructions move into
-//! a module of their own, compiled without code-generation optimisations
+//! programs). So derivatives over [`SPLIT_FUNCTION`] instructions with a
+//! block over [`SPLIT_BLOCK`] move into a module of their own, compiled without code-generation optimisations
 //! into a second object; the rest is compiled as before. The functions and
 //! globals they share become hidden symbols of the two objects.
 
@@ -30,8 +30,16 @@ use crate::error::DriverError;
 /// statements is about 11,000 instructions.
 pub const SPLIT_FUNCTION: usize = 8_000;
 
-fn instruction_count(f: FunctionValue<'_>) -> usize {
-    f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum()
+/// ... and only if one block has more than this: the code generator's cost
+/// is superlinear in a block's size, and straight-line code is what its fast
+/// path compiles as well (a derivative with loops of moderate blocks keeps
+/// the optimising code generator, which keeps values in registers there).
+pub const SPLIT_BLOCK: usize = 4_000;
+
+/// Whether `f` is over [`SPLIT_FUNCTION`] instructions with a block over [`SPLIT_BLOCK`].
+fn is_huge(f: FunctionValue<'_>) -> bool {
+    let sizes: Vec<usize> = f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).collect();
+    sizes.iter().sum::<usize>() > SPLIT_FUNCTION && sizes.iter().any(|n| *n > SPLIT_BLOCK)
 }
 
 /// Whether `name` is one the engine gives the derivatives it generates.
@@ -46,7 +54,7 @@ pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
         .get_functions()
         .filter(|f| {
             let name = f.get_name().to_string_lossy();
-            is_derivative(&name) && instruction_count(*f) > SPLIT_FUNCTION && f.as_global_value().get_comdat().is_none()
+            is_derivative(&name) && is_huge(*f) && f.as_global_value().get_comdat().is_none()
         })
         .filter(|f| {
             referenced_globals(f.as_value_ref())
