@@ -171,6 +171,11 @@ struct Table {
     slot: u64,
     fields: Vec<(u64, u64, Elem)>,
     broken: bool,
+    /// Its memory is the function's own and nothing outside sees it (see
+    /// [`Tables::is_local`]): bytes of a slot no access types (padding
+    /// after an `f32` value or a `u8` key) are never read as floats, here
+    /// or anywhere, so moving them carries no derivative.
+    local: bool,
 }
 
 impl Table {
@@ -195,7 +200,17 @@ impl Table {
         let mut out: Vec<(u64, u64, Elem)> = Vec::new();
         let mut at = field;
         while at < field + len {
-            let &(o, s, e) = self.fields.iter().find(|(o, s, _)| *o <= at && at < o + s)?;
+            let Some(&(o, s, e)) = self.fields.iter().find(|(o, s, _)| *o <= at && at < o + s) else {
+                // Untyped bytes: padding of a table nothing outside sees.
+                if !self.local {
+                    return None;
+                }
+                let next = self.fields.iter().map(|f| f.0).filter(|o| *o > at).min().unwrap_or(self.slot);
+                let end = next.min(field + len);
+                out.push((at - field, end - at, Elem::Int));
+                at = end;
+                continue;
+            };
             if o < field || o + s > field + len {
                 return None;
             }
@@ -430,6 +445,9 @@ impl Tables {
             }
             t.tables.push(table);
         }
+        for k in 0..t.tables.len() {
+            t.tables[k].local = t.is_local(k);
+        }
         // What the accesses say.
         for &(i, p) in &accesses {
             for (k, place) in t.locate(p).unwrap_or_default() {
@@ -437,6 +455,114 @@ impl Tables {
             }
         }
         Some(t)
+    }
+
+    /// Whether table `k`'s memory is the function's own and stays in it:
+    /// its control pointers are made from allocations of the function (or
+    /// are the shared empty group, a constant), and they and the addresses
+    /// made from them are only used to address memory, compared, freed or
+    /// joined to each other, never stored, passed to a call or returned.
+    fn is_local(&self, k: usize) -> bool {
+        let members: Vec<Value> = self.member.iter().filter(|(_, t)| **t == k).map(|(m, _)| *m).collect();
+        // Allocated here, or a constant (the shared empty group of control
+        // bytes, a dangling address for an empty table); one of those.
+        let own_block = |v: Value| {
+            ir::pointer_bases(v).into_iter().all(|b| {
+                read_only_constant(b)
+                    || ir::is_instruction(b) && matches!(crate::classify::classify(b), crate::kind::Kind::Alloc(_))
+                    || from_posix_memalign(b)
+            })
+        };
+        // Made from the table's own pointers: through address arithmetic,
+        // or kept as an integer for a while (a struct's field in registers).
+        let from_table = |v: Value| {
+            let mut base = v;
+            while unsafe { !LLVMIsAGetElementPtrInst(base).is_null() } {
+                base = ir::operand(base, 0);
+                if self.member.get(&base) == Some(&k) {
+                    return true;
+                }
+            }
+            false
+        };
+        let pointer_ok =
+            |q: Value| read_only_constant(q) || self.member.get(&q) == Some(&k) || own_block(q) || from_table(q);
+        let integer_ok = |x: Value| {
+            ir::chosen_values(x).into_iter().all(|c| {
+                let is_cast = ir::is_instruction(c) && ir::opcode(c) == LLVMOpcode::LLVMPtrToInt
+                    || unsafe { !LLVMIsAConstantExpr(c).is_null() }
+                        && unsafe { LLVMGetConstOpcode(c) } == LLVMOpcode::LLVMPtrToInt;
+                is_cast && pointer_ok(ir::operand(c, 0))
+            })
+        };
+        for &m in &members {
+            let chosen = ir::is_instruction(m) && matches!(ir::opcode(m), LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMSelect);
+            let cast =
+                ir::is_instruction(m) && ir::opcode(m) == LLVMOpcode::LLVMIntToPtr && integer_ok(ir::operand(m, 0));
+            let origin_known = chosen || cast || read_only_constant(m) || own_block(m) || from_table(m);
+            if !origin_known {
+                return false;
+            }
+        }
+        let mut work: Vec<Value> = members.iter().copied().filter(|m| ir::is_instruction(*m)).collect();
+        let mut seen: HashSet<Value> = HashSet::new();
+        while let Some(p) = work.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            if seen.len() > 20_000 {
+                return false;
+            }
+            for u in ir::users(p) {
+                let fine = match ir::opcode(u) {
+                    LLVMOpcode::LLVMGetElementPtr => {
+                        work.push(u);
+                        true
+                    }
+                    LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMSelect => {
+                        if self.member.get(&u) != Some(&k) {
+                            work.push(u);
+                        }
+                        true
+                    }
+                    LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMICmp => true,
+                    // An address as an integer: compared, masked (alignment),
+                    // or kept so for a while and made a pointer again.
+                    LLVMOpcode::LLVMPtrToInt | LLVMOpcode::LLVMPtrToAddr => {
+                        let mut ints = vec![u];
+                        let mut seen_ints = HashSet::new();
+                        let mut ok = true;
+                        while let Some(x) = ints.pop() {
+                            if !seen_ints.insert(x) {
+                                continue;
+                            }
+                            for w in ir::users(x) {
+                                match ir::opcode(w) {
+                                    LLVMOpcode::LLVMICmp | LLVMOpcode::LLVMAnd | LLVMOpcode::LLVMSub => {}
+                                    LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMSelect => ints.push(w),
+                                    LLVMOpcode::LLVMIntToPtr => work.push(w),
+                                    _ => ok = false,
+                                }
+                            }
+                        }
+                        ok
+                    }
+                    LLVMOpcode::LLVMStore => ir::operand(u, 0) != p,
+                    LLVMOpcode::LLVMCall => match crate::classify::classify(u) {
+                        crate::kind::Kind::Free | crate::kind::Kind::MemCpy | crate::kind::Kind::MemSet => true,
+                        _ => ir::called_function(u).is_some_and(|c| {
+                            let n = ir::name(c);
+                            n.starts_with("llvm.lifetime") || n.starts_with("llvm.assume")
+                        }),
+                    },
+                    _ => false,
+                };
+                if !fine {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Takes in what access `i` through `p`, in table `k` at `place`, says.
@@ -546,6 +672,51 @@ impl Tables {
                 }
                 table.covering(field, len)
             }
+        }
+    }
+}
+
+/// A block `posix_memalign` allocated (Rust's allocator for alignments
+/// `malloc` does not promise): `v` is loaded from a stack slot of the
+/// function that only `posix_memalign` writes (after a null, maybe).
+fn from_posix_memalign(v: Value) -> bool {
+    if !ir::is_instruction(v) || ir::opcode(v) != LLVMOpcode::LLVMLoad {
+        return false;
+    }
+    let slot = ir::operand(v, 0);
+    if unsafe { LLVMIsAAllocaInst(slot).is_null() } {
+        return false;
+    }
+    let mut written = false;
+    for u in ir::users(slot) {
+        match ir::opcode(u) {
+            LLVMOpcode::LLVMLoad => {}
+            // Cleared before the call.
+            LLVMOpcode::LLVMStore if ir::operand(u, 1) == slot && unsafe { LLVMIsNull(ir::operand(u, 0)) } != 0 => {}
+            LLVMOpcode::LLVMCall => {
+                let name = ir::called_function(u).map(ir::name).unwrap_or_default();
+                if name == "posix_memalign" && ir::operand(u, 0) == slot {
+                    written = true;
+                } else if !name.starts_with("llvm.lifetime") {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    written
+}
+
+/// A constant that addresses nothing writable: constant data, an integer
+/// made an address, null; not a mutable global (others see it).
+fn read_only_constant(v: Value) -> bool {
+    unsafe {
+        if LLVMIsAConstant(v).is_null() || !LLVMIsAFunction(v).is_null() {
+            return false;
+        }
+        match ir::constant_root(v) {
+            Some(g) => LLVMIsGlobalConstant(g) != 0,
+            None => LLVMIsAGlobalValue(v).is_null(),
         }
     }
 }
@@ -690,6 +861,33 @@ mod tests {
              call void @llvm.memmove.p0.p0.i64(ptr %tail, ptr %ctrl, i64 %n, i1 false)"
         );
         assert_eq!(layouts(&body), vec![None]);
+    }
+
+    /// A `HashMap<u64, f32>`'s slot: key, value, and four bytes of padding
+    /// no access types. `@malloc` makes the table the function's own.
+    fn padded_layouts(ctrl: &str) -> Vec<Option<CopyLayout>> {
+        let ir = format!(
+            "target datalayout = \"e-m:e-i64:64-n8:16:32:64-S128\"\n\
+             declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n\
+             declare ptr @malloc(i64)\n\
+             define void @f(ptr %arg, i64 %i, i64 %j, i64 %k, float %x) {{\n  %block = call ptr @malloc(i64 4096)\n  \
+             %ctrl = {ctrl}\n  %key = add i64 %k, 1\n  %not = xor i64 %i, -1\n  %off = shl i64 %not, 4\n  \
+             %slot = getelementptr inbounds i8, ptr %ctrl, i64 %off\n  store i64 %key, ptr %slot\n  \
+             %v = getelementptr inbounds i8, ptr %slot, i64 8\n  store float %x, ptr %v\n  \
+             %dnot = xor i64 %j, -1\n  %doff = shl i64 %dnot, 4\n  %dst = getelementptr inbounds i8, ptr %ctrl, i64 %doff\n  \
+             call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %slot, i64 16, i1 false)\n  ret void\n}}\n"
+        );
+        with_function(&ir, |f| calls(f).into_iter().skip(1).map(copy_layout).collect())
+    }
+
+    #[test]
+    fn padding_moves_nothing_only_in_a_table_of_the_function_own() {
+        assert_eq!(
+            padded_layouts("getelementptr inbounds nuw i8, ptr %block, i64 2048"),
+            vec![Some(CopyLayout::Fields(vec![(0, 8, Elem::Int), (8, 4, Elem::F32), (12, 4, Elem::Int)]))]
+        );
+        // The caller's table: its padding might be a field only the caller types.
+        assert_eq!(padded_layouts("getelementptr inbounds nuw i8, ptr %arg, i64 2048"), vec![None]);
     }
 
     #[test]

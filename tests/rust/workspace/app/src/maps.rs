@@ -2,8 +2,8 @@
 //! debug builds: float values accumulated under keys (the table growing
 //! from empty through several resizes), keys removed and others inserted
 //! (deleted slots, so the table rehashes in place), values changed through
-//! `get_mut`, values held in pairs, and a set of indices deduplicating
-//! which inputs count. Gradients against finite differences, forward mode
+//! `get_mut`, values held in pairs, slots with padding (`f32` values, `u8`
+//! keys), and a set of indices deduplicating which inputs count. Gradients against finite differences, forward mode
 //! against reverse.
 use enzyme::{autodiff_forward, autodiff_reverse};
 use std::collections::{HashMap, HashSet};
@@ -83,6 +83,28 @@ fn pairs(x: &[f64]) -> f64 {
     total
 }
 
+// Slots with padding: an `f32` value after a `u64` key, a `u8` key beside
+// an `f64` value. The padding is never typed by an access; the tables are
+// the function's own, so moving it carries no derivative.
+#[autodiff_reverse(d_padded, Duplicated, ActiveOnly)]
+#[autodiff_forward(t_padded, Dual, DualOnly)]
+fn padded(x: &[f64]) -> f64 {
+    let mut singles: HashMap<u64, f32> = HashMap::new();
+    let mut bytes: HashMap<u8, f64> = HashMap::new();
+    for (i, v) in x.iter().enumerate() {
+        *singles.entry((i * 7 % 11) as u64).or_insert(0.5) += (v * v) as f32;
+        *bytes.entry((i % 13) as u8).or_insert(1.0) *= 1.0 + 0.1 * v;
+    }
+    let mut total = 0.0;
+    for k in 0..11u64 {
+        total += singles.get(&k).copied().unwrap_or(0.0).sin() as f64;
+    }
+    for k in 0..13u8 {
+        total += bytes.get(&k).copied().unwrap_or(1.0).ln() * (k as f64 + 1.0);
+    }
+    total
+}
+
 // Only the first occurrence of each index counts.
 #[autodiff_reverse(d_first, Duplicated, Const, ActiveOnly)]
 #[autodiff_forward(t_first, Dual, Const, DualOnly)]
@@ -137,6 +159,21 @@ pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
         let mut tx = vec![0.0; x.len()];
         tx[i] = 1.0;
         check("HashMap of pairs: forward vs reverse", t_pairs(&x, &tx), dx[i], 1e-12);
+    }
+    let x: Vec<f64> = (0..45).map(|i| 0.1 + 0.02 * i as f64).collect();
+    let mut dx = vec![0.0; x.len()];
+    d_padded(&x, &mut dx, 1.0);
+    for i in 0..x.len() {
+        // The f32 sums: finite differences of a step that f32 resolves.
+        let h = 1e-3;
+        let (mut xp, mut xm) = (x.clone(), x.clone());
+        xp[i] += h;
+        xm[i] -= h;
+        let fd = (padded(&xp) - padded(&xm)) / (2.0 * h);
+        check("HashMap with padded slots: reverse vs finite differences", dx[i], fd, 1e-3);
+        let mut tx = vec![0.0; x.len()];
+        tx[i] = 1.0;
+        check("HashMap with padded slots: forward vs reverse", t_padded(&x, &tx), dx[i], 1e-6);
     }
     let x: Vec<f64> = (0..40).map(|i| i as f64 * 0.05 - 0.7).collect();
     let idx: Vec<usize> = (0..300).map(|n| (n * n * 7 + 3) % 37).collect();
