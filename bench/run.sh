@@ -13,7 +13,8 @@
 #      against our derivative, number by number;
 #   5. times the enzyme-cc build against clang-22 -O2 -c, and the AD pass on
 #      its own (ENZYME_TIME=1); then build time against function size
-#      (bench/scaling.sh, 200 to 8000 statements), and a Rust edit's rebuild
+#      (bench/scaling.sh, 200 to 8000 statements), every test program's build
+#      beside clang's (bench/test_builds.sh), and a Rust edit's rebuild
 #      through cargo enzyme (bench/rust_relink.sh);
 #   6. vector mode: whole Jacobians by width (bench/vector.sh);
 #   7. OpenMP and MPI: parallel stencils' derivatives at 1 and 2 threads and ranks
@@ -277,6 +278,8 @@ if [ $smoke -eq 1 ]; then
 fi
 # Build time against function size (the gradients are checked there too).
 scaling=$("$here/scaling.sh") || fail "build-time scaling"
+# Build time of every test program beside clang's (about 2.5 minutes).
+test_builds=$("$here/test_builds.sh") || fail "test program builds"
 # Rust edit-and-rebuild time through cargo enzyme (the template's test first).
 relink=$("$here/rust_relink.sh") || fail "Rust relink"
 # Vector mode: Jacobians by width.
@@ -370,6 +373,8 @@ checkpoint=$("$here/checkpoint.sh") || fail "checkpointed time loops"
   printf '%s\n' "${builds[@]}"
   echo
   echo "$scaling"
+  echo
+  echo "$test_builds"
   echo
   echo "$relink"
   echo
