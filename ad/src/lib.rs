@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 mod adjoints;
+mod affine;
 mod batch;
 mod bits;
 mod body;

@@ -121,7 +121,8 @@ pub fn relevant(module: &Module<'_>) -> HashSet<LLVMValueRef> {
     out
 }
 
-fn for_each_instruction(f: FunctionValue<'_>, mut visit: impl FnMut(LLVMValueRef)) {
+/// Calls `visit` on every instruction of `f`, block by block.
+pub(crate) fn for_each_instruction(f: FunctionValue<'_>, mut visit: impl FnMut(LLVMValueRef)) {
     for b in f.get_basic_block_iter() {
         let mut i = b.get_first_instruction();
         while let Some(ins) = i {

@@ -62,15 +62,19 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
     if let Some(slot) = g.slot {
         final_args.insert(slot, ad_object.display().to_string());
     }
-    let mut link_cmd = Command::new(&tc.linker);
-    link_cmd.args(&final_args);
-    if let Some(o) = &inv.output {
-        link_cmd.arg("-o").arg(o);
-    }
-    // A link through enzyme-fortran gets flang's runtime and libm, as through flang.
-    if inv.language == crate::Language::Fortran {
-        link_cmd.args(fortran_runtime_flags());
-    }
+    let link_command = |args: &[String]| {
+        let mut cmd = Command::new(&tc.linker);
+        cmd.args(args);
+        if let Some(o) = &inv.output {
+            cmd.arg("-o").arg(o);
+        }
+        // A link through enzyme-fortran gets flang's runtime and libm, as through flang.
+        if inv.language == crate::Language::Fortran {
+            cmd.args(fortran_runtime_flags());
+        }
+        cmd
+    };
+    let mut link_cmd = link_command(&final_args);
 
     if inv.dry_run {
         if g.slot.is_some() {
@@ -104,14 +108,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         if let (Some(apart), Some(slot)) = (apart, g.slot) {
             // Beside the main object: the same libraries resolve both.
             final_args.insert(slot + 1, apart.display().to_string());
-            link_cmd = Command::new(&tc.linker);
-            link_cmd.args(&final_args);
-            if let Some(o) = &inv.output {
-                link_cmd.arg("-o").arg(o);
-            }
-            if inv.language == crate::Language::Fortran {
-                link_cmd.args(fortran_runtime_flags());
-            }
+            link_cmd = link_command(&final_args);
         }
         if fortran {
             link_cmd.args(fortran_runtime_flags());

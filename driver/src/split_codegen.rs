@@ -57,7 +57,7 @@ pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
             is_derivative(&name) && is_huge(*f) && f.as_global_value().get_comdat().is_none()
         })
         .filter(|f| {
-            referenced_globals(f.as_value_ref())
+            referenced_globals(*f)
                 .iter()
                 .all(|g| unsafe { LLVMIsAGlobalAlias(*g).is_null() && LLVMIsAGlobalIFunc(*g).is_null() })
         })
@@ -67,35 +67,27 @@ pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
 
 /// The globals (functions, variables, aliases) function `f` refers to,
 /// through constant expressions, and its personality function.
-fn referenced_globals(f: LLVMValueRef) -> Vec<LLVMValueRef> {
+fn referenced_globals(f: FunctionValue<'_>) -> Vec<LLVMValueRef> {
     let mut out: Vec<LLVMValueRef> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut work: Vec<LLVMValueRef> = Vec::new();
     unsafe {
-        if LLVMHasPersonalityFn(f) != 0 {
-            work.push(LLVMGetPersonalityFn(f));
+        if LLVMHasPersonalityFn(f.as_value_ref()) != 0 {
+            work.push(LLVMGetPersonalityFn(f.as_value_ref()));
         }
-        let mut b = LLVMGetFirstBasicBlock(f);
-        while !b.is_null() {
-            let mut i = LLVMGetFirstInstruction(b);
-            while !i.is_null() {
-                for k in 0..LLVMGetNumOperands(i) {
-                    work.push(LLVMGetOperand(i, k as u32));
-                }
-                i = LLVMGetNextInstruction(i);
-            }
-            b = LLVMGetNextBasicBlock(b);
+    }
+    crate::focus::for_each_instruction(f, |i| unsafe {
+        work.extend((0..LLVMGetNumOperands(i)).map(|k| LLVMGetOperand(i, k as u32)));
+    });
+    while let Some(v) = work.pop() {
+        if v.is_null() || !seen.insert(v) {
+            continue;
         }
-        while let Some(v) = work.pop() {
-            if v.is_null() || !seen.insert(v) {
-                continue;
-            }
+        unsafe {
             if !LLVMIsAGlobalValue(v).is_null() {
                 out.push(v);
             } else if !LLVMIsAConstant(v).is_null() {
-                for k in 0..LLVMGetNumOperands(v) {
-                    work.push(LLVMGetOperand(v, k as u32));
-                }
+                work.extend((0..LLVMGetNumOperands(v)).map(|k| LLVMGetOperand(v, k as u32)));
             }
         }
     }
@@ -143,7 +135,7 @@ pub fn emit_objects(
     let suffix = format!(".enzyme_rs.{}", std::process::id());
     let huge_values: Vec<FunctionValue<'_>> = huge.iter().filter_map(|n| module.get_function(n)).collect();
     for &f in &huge_values {
-        let mut shared = referenced_globals(f.as_value_ref());
+        let mut shared = referenced_globals(f);
         shared.push(f.as_value_ref());
         for g in shared {
             unsafe {
