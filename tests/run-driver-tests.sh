@@ -175,5 +175,15 @@ awk 'BEGIN {
 check "huge derivatives compiled apart: gradient and tangent right" bash -c "ENZYME_TIME=1 $CC -O2 huge.c -o huge -lm 2>huge.time && grep -q 'huge derivatives compiled apart' huge.time && ./huge >huge.out"
 check "huge derivatives compiled apart, -O0 -g" bash -c "ENZYME_TIME=1 $CC -O0 -g huge.c -o huge0 -lm 2>huge0.time && grep -q 'huge derivatives compiled apart' huge0.time && ./huge0 >/dev/null"
 check "huge derivatives compiled with the rest: the same numbers" bash -c "ENZYME_ABLATE=split-codegen ENZYME_TIME=1 $CC -O2 huge.c -o huge1 -lm 2>huge1.time && ! grep -q 'compiled apart' huge1.time && ./huge1 >huge1.out && cmp huge.out huge1.out"
+# Parallel code generation (driver/src/split_codegen.rs): a test program of
+# thousands of instructions is compiled in parts on a machine of several
+# cores; its checks pass, as with one part, also with debug information (and
+# in C++, with exceptions, comdats and typeinfo).
+if [ "$(nproc)" -ge 2 ]; then
+  check "parallel code generation: in parts, checks pass" bash -c "ENZYME_TIME=1 $CC -O2 -I$here/c $here/c/higher_order.c -o par -lm 2>par.time && grep -q 'code generated in [0-9]* parts' par.time && ./par"
+  check "parallel code generation, -g: checks pass, debug information valid" bash -c "ENZYME_TIME=1 $CC -O2 -g -I$here/c $here/c/recursion_memory.c -o parg -lm 2>parg.time && grep -q 'code generated in' parg.time && ./parg && /usr/lib/llvm-22/bin/llvm-dwarfdump --verify parg | grep -q 'No errors'"
+  check "parallel code generation, C++: checks pass" bash -c "ENZYME_TIME=1 ${ENZYME_CXX:-enzyme-c++} -O2 -I$here/c $here/c/cxx_maps.cpp -o parx 2>parx.time && grep -q 'code generated in' parx.time && ./parx"
+  check "parallel code generation ablated: one part, checks pass" bash -c "ENZYME_ABLATE=parallel-codegen ENZYME_TIME=1 $CC -O2 -I$here/c $here/c/higher_order.c -o par1 -lm 2>par1.time && ! grep -q 'parts' par1.time && ./par1"
+fi
 echo "driver flags: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

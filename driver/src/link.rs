@@ -104,10 +104,12 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
         // Fortran code calls its runtime, which clang does not link by itself.
         let fortran = inv.language != crate::Language::Fortran
             && module.get_functions().any(|f| f.get_name().to_bytes().starts_with(b"_Fortran"));
-        let apart = differentiate(&module, level, inv, &ad_object, &progress, &g.shared_libraries)?;
-        if let (Some(apart), Some(slot)) = (apart, g.slot) {
-            // Beside the main object: the same libraries resolve both.
-            final_args.insert(slot + 1, apart.display().to_string());
+        let parts = differentiate(&module, level, inv, &ad_object, &progress, &g.shared_libraries)?;
+        if let (false, Some(slot)) = (parts.is_empty(), g.slot) {
+            // Beside the main object: the same libraries resolve them all.
+            for (k, p) in parts.iter().enumerate() {
+                final_args.insert(slot + 1 + k, p.display().to_string());
+            }
             link_cmd = link_command(&final_args);
         }
         if fortran {
@@ -411,7 +413,7 @@ fn differentiate(
     out: &Path,
     progress: &Progress,
     shared_libraries: &[PathBuf],
-) -> Result<Option<PathBuf>, DriverError> {
+) -> Result<Vec<PathBuf>, DriverError> {
     let program = program_name(inv.language);
     let dump = std::env::var_os("ENZYME_DUMP_IR").map(PathBuf::from);
     let tm = pipeline::target_machine(module, level)?;
@@ -514,16 +516,17 @@ fn differentiate(
         let _ = module.print_to_file(d.join("final.ll"));
     }
     progress.phase("generating code");
-    // Huge derivatives get an object of their own (see `split_codegen`).
-    let apart = out.with_file_name("enzyme-ad-huge.o");
-    let fast_tm = pipeline::target_machine(module, OptLevel::O0)?;
-    let split = crate::split_codegen::emit_objects(module, &tm, &fast_tm, out, &apart)?;
+    // Huge derivatives, and parts of a large module, get objects of their own (see `split_codegen`).
+    let (parts, huge) = crate::split_codegen::emit_objects(module, level, out)?;
     lap("code generation");
-    if split {
+    if huge {
         // Said (with no time of its own) for tests and bench/.
         lap("huge derivatives compiled apart");
     }
-    Ok(split.then_some(apart))
+    if parts.len() > usize::from(huge) {
+        lap(&format!("code generated in {} parts", parts.len() + 1));
+    }
+    Ok(parts)
 }
 
 fn first_lines(s: &str, n: usize) -> String {

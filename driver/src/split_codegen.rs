@@ -1,4 +1,5 @@
-//! Code generation of huge derivatives apart from the rest of the program.
+//! Code generation in parts: huge derivatives apart from the rest of the
+//! program, and a large module's functions over several threads.
 //!
 //! The derivative of a function of thousands of straight-line statements is
 //! one block of tens of thousands of instructions, and LLVM's optimising
@@ -13,15 +14,25 @@
 //! block over [`SPLIT_BLOCK`] move into a module of their own, compiled without code-generation optimisations
 //! into a second object; the rest is compiled as before. The functions and
 //! globals they share become hidden symbols of the two objects.
+//!
+//! The same split serves parallel code generation: a module of thousands of
+//! instructions (a test program's derivatives, a benchmark) is spread over
+//! as many parts as the machine has cores to spare ([`MAX_PARTS`] at most),
+//! each read into a context of its own and compiled on its own thread.
+//! Functions are compiled one at a time by the code generator either way,
+//! so the objects' code is the code one object would hold.
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{Linkage, Module};
-use inkwell::targets::{FileType, TargetMachine};
 use inkwell::values::{AsValueRef, FunctionValue};
 use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMValueRef;
 
+use crate::args::OptLevel;
 use crate::error::DriverError;
 
 /// Derivatives of more instructions than this are compiled apart. The
@@ -42,11 +53,6 @@ fn is_huge(f: FunctionValue<'_>) -> bool {
     sizes.iter().sum::<usize>() > SPLIT_FUNCTION && sizes.iter().any(|n| *n > SPLIT_BLOCK)
 }
 
-/// Whether `name` is one the engine gives the derivatives it generates.
-fn is_derivative(name: &str) -> bool {
-    ["diffe", "fwddiffe", "augmented_", "fwdsplit_"].iter().any(|p| name.starts_with(p))
-}
-
 /// The names of the module's huge derivatives, if they can be compiled
 /// apart (no aliases or interfaces among what they use, no comdat).
 pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
@@ -54,10 +60,11 @@ pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
         .get_functions()
         .filter(|f| {
             let name = f.get_name().to_string_lossy();
-            is_derivative(&name) && is_huge(*f) && f.as_global_value().get_comdat().is_none()
+            crate::pipeline::is_derivative(&name) && is_huge(*f) && f.as_global_value().get_comdat().is_none()
         })
         .filter(|f| {
-            referenced_globals(*f)
+            referenced_globals_and_block_addresses(*f)
+                .0
                 .iter()
                 .all(|g| unsafe { LLVMIsAGlobalAlias(*g).is_null() && LLVMIsAGlobalIFunc(*g).is_null() })
         })
@@ -66,9 +73,11 @@ pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
 }
 
 /// The globals (functions, variables, aliases) function `f` refers to,
-/// through constant expressions, and its personality function.
-fn referenced_globals(f: FunctionValue<'_>) -> Vec<LLVMValueRef> {
+/// through constant expressions, and its personality function; and whether
+/// it refers to the address of a block (of any function).
+fn referenced_globals_and_block_addresses(f: FunctionValue<'_>) -> (Vec<LLVMValueRef>, bool) {
     let mut out: Vec<LLVMValueRef> = Vec::new();
+    let mut block_addresses = false;
     let mut seen = std::collections::HashSet::new();
     let mut work: Vec<LLVMValueRef> = Vec::new();
     unsafe {
@@ -86,12 +95,14 @@ fn referenced_globals(f: FunctionValue<'_>) -> Vec<LLVMValueRef> {
         unsafe {
             if !LLVMIsAGlobalValue(v).is_null() {
                 out.push(v);
+            } else if !LLVMIsABlockAddress(v).is_null() {
+                block_addresses = true;
             } else if !LLVMIsAConstant(v).is_null() {
                 work.extend((0..LLVMGetNumOperands(v)).map(|k| LLVMGetOperand(v, k as u32)));
             }
         }
     }
-    out
+    (out, block_addresses)
 }
 
 /// Replaces function `f` of `module` by a declaration of the same name,
@@ -112,57 +123,212 @@ fn to_declaration<'ctx>(module: &Module<'ctx>, f: FunctionValue<'ctx>) {
     decl.as_global_value().set_name(&name);
 }
 
-/// Compiles `module` into `path`, and its huge derivatives (if any) apart
-/// into `apart` without code-generation optimisations; returns whether
-/// `apart` was written (if the module of the huge derivatives cannot be
-/// made, everything is compiled into `path` as usual).
-pub fn emit_objects(
-    module: &Module<'_>,
-    tm: &TargetMachine,
-    fast_tm: &TargetMachine,
-    path: &Path,
-    apart: &Path,
-) -> Result<bool, DriverError> {
-    // Aliases would alias declarations in one of the two modules.
-    let has_aliases = unsafe { !LLVMGetFirstGlobalAlias(module.as_mut_ptr()).is_null() };
-    let huge =
-        if has_aliases || crate::pipeline::split_codegen_ablated() { Vec::new() } else { huge_derivatives(module) };
-    if huge.is_empty() {
-        crate::pipeline::emit_object(module, tm, path)?;
-        return Ok(false);
+/// Modules of fewer instructions than this are compiled on one thread: the
+/// code generator takes tens of milliseconds for them, of which a thread
+/// would save little beside the cost of cloning a part and reading it back.
+/// (Measured above it: `bench/kernels/fft.c`'s module of 2,854 instructions,
+/// 93 ms on one thread, 51 ms in two parts.)
+pub const PARALLEL_MODULE: usize = 2_000;
+
+/// Parts are at least this large (instructions), so that each is worth a
+/// thread; and there are at most [`MAX_PARTS`] of them.
+pub const PART_SIZE: usize = 800;
+
+/// The most parts one module is compiled in (part 0 on the calling thread,
+/// each other on a thread of its own).
+pub const MAX_PARTS: usize = 4;
+
+/// Where each defined function is compiled: part 0 (the object the caller
+/// names, with every global definition), the part of huge derivatives, or
+/// one of the parallel parts.
+struct Plan {
+    /// The functions of the huge derivatives' part (compiled without optimisations).
+    huge: Vec<String>,
+    /// The functions of each parallel part beside part 0.
+    parts: Vec<Vec<String>>,
+}
+
+fn instructions(f: FunctionValue<'_>) -> usize {
+    f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum()
+}
+
+/// Whether function `f` may be compiled in another object than the module's
+/// global definitions: a plain definition (no comdat, no section, no weak or
+/// inline-only linkage) that refers to no alias or interface.
+fn movable(f: FunctionValue<'_>, referenced: &[LLVMValueRef]) -> bool {
+    use llvm_sys::LLVMLinkage::*;
+    let v = f.as_value_ref();
+    unsafe {
+        f.count_basic_blocks() > 0
+            && matches!(LLVMGetLinkage(v), LLVMExternalLinkage | LLVMInternalLinkage | LLVMPrivateLinkage)
+            && f.as_global_value().get_comdat().is_none()
+            && (LLVMGetSection(v).is_null() || *LLVMGetSection(v) == 0)
+            && referenced.iter().all(|g| LLVMIsAGlobalAlias(*g).is_null() && LLVMIsAGlobalIFunc(*g).is_null())
     }
-    // Everything the huge functions share with the rest, visible to both objects.
-    let suffix = format!(".enzyme_rs.{}", std::process::id());
-    let huge_values: Vec<FunctionValue<'_>> = huge.iter().filter_map(|n| module.get_function(n)).collect();
-    for &f in &huge_values {
-        let mut shared = referenced_globals(f);
-        shared.push(f.as_value_ref());
-        for g in shared {
-            unsafe {
-                use llvm_sys::LLVMLinkage::*;
-                if matches!(LLVMGetLinkage(g), LLVMInternalLinkage | LLVMPrivateLinkage) {
-                    let old = std::ffi::CStr::from_ptr(LLVMGetValueName2(g, &mut 0)).to_string_lossy().into_owned();
-                    let new = std::ffi::CString::new(format!("{old}{suffix}")).expect("no NUL");
-                    LLVMSetValueName2(g, new.as_ptr(), new.as_bytes().len());
-                    LLVMSetLinkage(g, LLVMExternalLinkage);
-                    LLVMSetVisibility(g, llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
-                }
-            }
+}
+
+/// Which functions go where: the huge derivatives apart (unless ablated);
+/// the rest, where the module is large and this machine has cores to spare,
+/// spread over parts of about equal size (largest first into the smallest),
+/// part 0 starting with the functions that must stay with the globals.
+fn plan(module: &Module<'_>) -> Plan {
+    let mut plan = Plan { huge: Vec::new(), parts: Vec::new() };
+    // Aliases would alias declarations in all but one part.
+    if unsafe { !LLVMGetFirstGlobalAlias(module.as_mut_ptr()).is_null() } {
+        return plan;
+    }
+    if !crate::pipeline::driver_lever_ablated("split-codegen") {
+        plan.huge = huge_derivatives(module);
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARTS);
+    if threads < 2 || crate::pipeline::driver_lever_ablated("parallel-codegen") {
+        return plan;
+    }
+    let mut pinned = 0;
+    let mut free: Vec<(usize, String)> = Vec::new();
+    let mut total = 0;
+    for f in module.get_functions() {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if f.count_basic_blocks() == 0 || plan.huge.contains(&name) {
+            continue;
+        }
+        let size = instructions(f);
+        total += size;
+        let (referenced, block_addresses) = referenced_globals_and_block_addresses(f);
+        if block_addresses {
+            // A block's address names its function: keep everything together.
+            return plan;
+        }
+        if movable(f, &referenced) {
+            free.push((size, name));
+        } else {
+            pinned += size;
         }
     }
-    // Their names now (renamed where they were internal).
-    let huge: Vec<String> = huge_values.iter().map(|f| f.get_name().to_string_lossy().into_owned()).collect();
-    let apart_module = module.clone();
-    // The huge functions' module: only them defined.
-    let keep: std::collections::HashSet<&str> = huge.iter().map(String::as_str).collect();
-    let others: Vec<FunctionValue<'_>> = apart_module
+    let count = threads.min(total / PART_SIZE);
+    if total < PARALLEL_MODULE || count < 2 {
+        return plan;
+    }
+    free.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut loads = vec![0; count];
+    loads[0] = pinned;
+    let mut parts: Vec<Vec<String>> = vec![Vec::new(); count];
+    for (size, name) in free {
+        let k = (0..count).min_by_key(|k| loads[*k]).expect("two parts at least");
+        loads[k] += size;
+        parts[k].push(name);
+    }
+    // Part 0's functions stay in the module as they are.
+    plan.parts = parts.into_iter().skip(1).filter(|p| !p.is_empty()).collect();
+    plan
+}
+
+/// One part's module, as bitcode (to be read into a context of its own on
+/// its own thread), where its object goes, and at which level it is compiled.
+struct Part {
+    bitcode: Vec<u8>,
+    path: PathBuf,
+    level: OptLevel,
+}
+
+/// Compiles `module` into `path`, and, where it pays, parts of it into other
+/// objects beside `path` in parallel threads: its huge derivatives without
+/// code-generation optimisations (see the module's documentation), and, in a
+/// large module on a machine with several cores, the other functions spread
+/// over parts of about equal size (as lld's `--lto-partitions` does: the
+/// code generator works a function at a time, so splitting costs the code
+/// nothing). Returns the other objects written (the final link needs them
+/// beside `path`) and whether huge derivatives were among them. Where a part
+/// cannot be made, everything is compiled into `path` as usual.
+pub fn emit_objects(module: &Module<'_>, level: OptLevel, path: &Path) -> Result<(Vec<PathBuf>, bool), DriverError> {
+    let tm = crate::pipeline::target_machine(module, level)?;
+    let plan = plan(module);
+    if plan.huge.is_empty() && plan.parts.is_empty() {
+        crate::pipeline::emit_object(module, &tm, path)?;
+        return Ok((Vec::new(), false));
+    }
+    // The machine scheduler switch is global: set from the whole module, before any thread starts.
+    crate::pipeline::prepare_codegen(module);
+    let mut groups: Vec<(Vec<String>, OptLevel)> = Vec::new();
+    if !plan.huge.is_empty() {
+        groups.push((plan.huge.clone(), OptLevel::O0));
+    }
+    groups.extend(plan.parts.iter().map(|p| (p.clone(), level)));
+    // Everything a moved function shares with the rest, visible to every object.
+    let suffix = format!(".enzyme_rs.{}", std::process::id());
+    let mut moved: Vec<Vec<FunctionValue<'_>>> = Vec::new();
+    for (names, _) in &groups {
+        let fs: Vec<FunctionValue<'_>> = names.iter().filter_map(|n| module.get_function(n)).collect();
+        for &f in &fs {
+            let mut shared = referenced_globals_and_block_addresses(f).0;
+            shared.push(f.as_value_ref());
+            for g in shared {
+                make_shared(g, &suffix);
+            }
+        }
+        moved.push(fs);
+    }
+    let mut parts = Vec::new();
+    for (k, ((_, part_level), fs)) in groups.iter().zip(&moved).enumerate() {
+        // Their names now (renamed where they were internal).
+        let keep: HashSet<String> = fs.iter().map(|f| f.get_name().to_string_lossy().into_owned()).collect();
+        let Some(bitcode) = part_module(module, &keep) else {
+            // Compiled together after all (the shared symbols now hidden ones: harmless).
+            crate::pipeline::write_object(module, &tm, path)?;
+            return Ok((Vec::new(), false));
+        };
+        let name = if k == 0 && !plan.huge.is_empty() {
+            "enzyme-ad-huge.o".to_string()
+        } else {
+            format!("enzyme-ad-part{k}.o")
+        };
+        parts.push(Part { bitcode, path: path.with_file_name(name), level: *part_level });
+    }
+    // The rest: the moved functions declared.
+    for f in moved.into_iter().flatten() {
+        to_declaration(module, f);
+    }
+    let results: Vec<Result<(), DriverError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = parts.iter().map(|p| s.spawn(move || compile_part(p))).collect();
+        let mut results = vec![crate::pipeline::write_object(module, &tm, path)];
+        results.extend(handles.into_iter().map(|h| {
+            h.join().unwrap_or_else(|_| Err(DriverError::Internal("code generation of a part panicked".into())))
+        }));
+        results
+    });
+    for r in results {
+        r?;
+    }
+    Ok((parts.into_iter().map(|p| p.path).collect(), !plan.huge.is_empty()))
+}
+
+/// Global `g`, if internal or private, renamed (with `suffix`) into a hidden
+/// symbol that other objects of the same link can refer to.
+fn make_shared(g: LLVMValueRef, suffix: &str) {
+    unsafe {
+        use llvm_sys::LLVMLinkage::*;
+        if matches!(LLVMGetLinkage(g), LLVMInternalLinkage | LLVMPrivateLinkage) {
+            let old = std::ffi::CStr::from_ptr(LLVMGetValueName2(g, &mut 0)).to_string_lossy().into_owned();
+            let new = std::ffi::CString::new(format!("{old}{suffix}")).expect("no NUL");
+            LLVMSetValueName2(g, new.as_ptr(), new.as_bytes().len());
+            LLVMSetLinkage(g, LLVMExternalLinkage);
+            LLVMSetVisibility(g, llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
+        }
+    }
+}
+
+/// A clone of `module` that defines only the functions named in `keep`
+/// (everything else declared), as bitcode; `None` if it is not valid IR.
+fn part_module(module: &Module<'_>, keep: &HashSet<String>) -> Option<Vec<u8>> {
+    let part = module.clone();
+    let others: Vec<FunctionValue<'_>> = part
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0 && !keep.contains(f.get_name().to_str().unwrap_or("")))
         .collect();
     for f in others {
-        to_declaration(&apart_module, f);
+        to_declaration(&part, f);
     }
-    let globals: Vec<_> = apart_module.get_globals().collect();
+    let globals: Vec<_> = part.get_globals().collect();
     for g in globals {
         let name = g.get_name().to_string_lossy().into_owned();
         unsafe {
@@ -173,11 +339,11 @@ pub fn emit_objects(
                 if LLVMGetFirstUse(v).is_null() {
                     LLVMDeleteGlobal(v);
                 } else {
-                    // Its debug description stays with its definition (else the
-                    // second object's debug information names a symbol it lacks).
+                    // Its debug description stays with its definition (else this
+                    // object's debug information names a symbol it lacks).
                     LLVMGlobalEraseMetadata(
                         v,
-                        LLVMGetMDKindIDInContext(LLVMGetModuleContext(apart_module.as_mut_ptr()), c"dbg".as_ptr(), 3),
+                        LLVMGetMDKindIDInContext(LLVMGetModuleContext(part.as_mut_ptr()), c"dbg".as_ptr(), 3),
                     );
                     LLVMSetInitializer(v, std::ptr::null_mut());
                     LLVMSetLinkage(v, llvm_sys::LLVMLinkage::LLVMExternalLinkage);
@@ -186,20 +352,15 @@ pub fn emit_objects(
             }
         }
     }
-    if apart_module.verify().is_err() {
-        // Compiled together after all (the shared symbols now hidden ones: harmless).
-        crate::pipeline::emit_object(module, tm, path)?;
-        return Ok(false);
-    }
-    // The rest: the huge functions declared.
-    for name in &huge {
-        if let Some(f) = module.get_function(name) {
-            to_declaration(module, f);
-        }
-    }
-    crate::pipeline::emit_object(module, tm, path)?;
-    fast_tm
-        .write_to_file(&apart_module, FileType::Object, apart)
-        .map_err(|e| DriverError::Llvm(format!("code generation of huge derivatives failed: {e}")))?;
-    Ok(true)
+    part.verify().is_ok().then(|| part.write_bitcode_to_memory().as_slice().to_vec())
+}
+
+/// Code generation of one part, on the calling thread, in a context of its own.
+fn compile_part(part: &Part) -> Result<(), DriverError> {
+    let ctx = Context::create();
+    let buffer = MemoryBuffer::create_from_memory_range_copy(&part.bitcode, "part");
+    let module = Module::parse_bitcode_from_buffer(&buffer, &ctx)
+        .map_err(|e| DriverError::Internal(format!("a part of the module cannot be read back: {e}")))?;
+    let tm = crate::pipeline::target_machine_initialised(&module, part.level)?;
+    crate::pipeline::write_object(&module, &tm, &part.path)
 }
