@@ -175,6 +175,20 @@ awk 'BEGIN {
 check "huge derivatives compiled apart: gradient and tangent right" bash -c "ENZYME_TIME=1 $CC -O2 huge.c -o huge -lm 2>huge.time && grep -q 'huge derivatives compiled apart' huge.time && ./huge >huge.out"
 check "huge derivatives compiled apart, -O0 -g" bash -c "ENZYME_TIME=1 $CC -O0 -g huge.c -o huge0 -lm 2>huge0.time && grep -q 'huge derivatives compiled apart' huge0.time && ./huge0 >/dev/null"
 check "huge derivatives compiled with the rest: the same numbers" bash -c "ENZYME_ABLATE=split-codegen ENZYME_TIME=1 $CC -O2 huge.c -o huge1 -lm 2>huge1.time && ! grep -q 'compiled apart' huge1.time && ./huge1 >huge1.out && cmp huge.out huge1.out"
+# Errors the code generator reports and goes on from (clang stops on them)
+# stop the build with LLVM's message, and no output is written: inline
+# assembly whose operand does not fit its constraint, and a call left to a
+# function declared with __attribute__((error)).
+printf '%s\n' 'double __enzyme_autodiff(void *, ...);' 'double sq(double x) { return x * x; }' \
+  'int g(int v) { int r; __asm__("movl %1, %0" : "=r"(r) : "n"(v)); return r; }' \
+  'int main(int argc, char **argv) { return g(argc) + (__enzyme_autodiff((void *)sq, 1.0) != 2); }' >asm_error.c
+check "inline assembly the code generator refuses: an error, no output" bash -c "! $CC -O2 asm_error.c -o asm_error 2>err.txt && grep -q \"code generation failed: constraint 'n' expects an integer constant expression (in inline assembly)\" err.txt && test ! -e asm_error"
+printf '%s\n' 'double __enzyme_autodiff(void *, ...);' 'double sq(double x) { return x * x; }' \
+  'extern void too_big(void) __attribute__((error("buffer too small")));' \
+  'static inline void check_size(int n) { if (n > 4) too_big(); }' \
+  'int main(void) { check_size(8); return __enzyme_autodiff((void *)sq, 1.0) != 2; }' >call_error.c
+check "a call to a function with the error attribute left in the code: an error, no output" bash -c "! $CC -O2 call_error.c -o call_error 2>err.txt && grep -q 'too_big.*buffer too small' err.txt && test ! -e call_error"
+
 # Parallel code generation (driver/src/split_codegen.rs): a test program of
 # thousands of instructions is compiled in parts on a machine of several
 # cores; its checks pass, as with one part, also with debug information (and

@@ -112,7 +112,33 @@ pub fn capture_llvm_errors(ctx: &Context) {
 }
 
 fn take_llvm_errors() -> String {
-    LLVM_ERRORS.with(|e| e.borrow_mut().drain(..).collect::<Vec<_>>().join("; "))
+    let mut unique: Vec<String> = Vec::new();
+    for e in LLVM_ERRORS.with(|e| e.borrow_mut().drain(..).collect::<Vec<_>>()) {
+        // Inline assembly's errors end in clang's encoded source location
+        // ("at line 131"), which is no line of the user's file.
+        let e = match e.rsplit_once(" at line ") {
+            Some((head, n)) if n.bytes().all(|b| b.is_ascii_digit()) => format!("{head} (in inline assembly)"),
+            _ => e,
+        };
+        if !unique.contains(&e) {
+            unique.push(e);
+        }
+    }
+    unique.join("; ")
+}
+
+/// The error diagnostics LLVM reported on this thread since the last call
+/// (through [`capture_llvm_errors`]'s handler) as an error of `what`: a pass
+/// or the code generator reports some errors only so (inline assembly that
+/// does not fit its constraints, a call of a function declared with
+/// `__attribute__((error))` left in the code) and goes on.
+pub fn reported_llvm_errors(what: &str) -> Result<(), DriverError> {
+    let errors = take_llvm_errors();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(DriverError::Llvm(format!("{what}: {errors}")))
+    }
 }
 
 /// Parses bitcode bytes into a module.
@@ -175,13 +201,22 @@ pub fn symbols(m: &Module<'_>) -> (HashSet<String>, HashSet<String>) {
 
 /// Links `other` into `into`.
 pub fn link<'ctx>(into: &Module<'ctx>, other: Module<'ctx>, name: &str) -> Result<(), DriverError> {
-    into.link_in_module(other).map_err(|e| {
+    // Through the C API: inkwell's `link_in_module` replaces the context's
+    // diagnostic handler by one of its own that stays installed, pointing
+    // into its finished stack frame, so that the code generator's errors
+    // (inline assembly that does not fit its constraints) later went there
+    // instead of to [`capture_llvm_errors`]'s handler, and were lost.
+    let failed = unsafe { llvm_sys::linker::LLVMLinkModules2(into.as_mut_ptr(), other.as_mut_ptr()) } != 0;
+    // The linker has destroyed `other`.
+    std::mem::forget(other);
+    if failed {
         let details = take_llvm_errors();
-        DriverError::Llvm(format!(
+        return Err(DriverError::Llvm(format!(
             "linking the bitcode of {name} failed: {}",
-            if details.is_empty() { e.to_string() } else { details }
-        ))
-    })
+            if details.is_empty() { "see LLVM's messages above".to_string() } else { details }
+        )));
+    }
+    Ok(())
 }
 
 /// Links, from the rules module at `path` (Enzyme-style registrations, as

@@ -212,7 +212,8 @@ fn run(module: &Module<'_>, tm: &TargetMachine, passes: &str, pre_ad: bool) -> R
     }
     module
         .run_passes(passes, tm, opts)
-        .map_err(|e| DriverError::Llvm(format!("optimisation pipeline `{passes}` failed: {e}")))
+        .map_err(|e| DriverError::Llvm(format!("optimisation pipeline `{passes}` failed: {e}")))?;
+    crate::bitcode::reported_llvm_errors(&format!("optimisation pipeline `{passes}` failed"))
 }
 
 /// The pipeline before differentiation.
@@ -301,7 +302,8 @@ pub(crate) fn prepare_codegen(module: &Module<'_>) {
 /// Code generation of a module [`prepare_codegen`] has seen.
 pub(crate) fn write_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Result<(), DriverError> {
     tm.write_to_file(module, FileType::Object, path)
-        .map_err(|e| DriverError::Llvm(format!("code generation failed: {e}")))
+        .map_err(|e| DriverError::Llvm(format!("code generation failed: {e}")))?;
+    crate::bitcode::reported_llvm_errors("code generation failed")
 }
 
 /// Addresses computed from one base in one block, at most, before the next

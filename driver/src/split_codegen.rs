@@ -358,6 +358,7 @@ fn part_module(module: &Module<'_>, keep: &HashSet<String>) -> Option<Vec<u8>> {
 /// Code generation of one part, on the calling thread, in a context of its own.
 fn compile_part(part: &Part) -> Result<(), DriverError> {
     let ctx = Context::create();
+    crate::bitcode::capture_llvm_errors(&ctx);
     let buffer = MemoryBuffer::create_from_memory_range_copy(&part.bitcode, "part");
     let module = Module::parse_bitcode_from_buffer(&buffer, &ctx)
         .map_err(|e| DriverError::Internal(format!("a part of the module cannot be read back: {e}")))?;
