@@ -76,6 +76,8 @@ pub(crate) struct Reverse<'g> {
     /// The seed of the result, where it is known from the start (see
     /// `sum_loops`).
     pub(super) sum_seed: Option<Value>,
+    /// Whether the function is a sum loop's step (see `sum_loops`).
+    pub(super) in_sum_step: bool,
     /// Per call of a sum loop's step: per float argument, its operand
     /// number and the slot summing its adjoints (see `sum_loops`).
     pub(super) sum_step_calls: HashMap<Value, Vec<(u32, Value)>>,
@@ -253,6 +255,7 @@ impl<'g> Reverse<'g> {
             loop_tapes: HashMap::new(),
             entry_invariants: HashMap::new(),
             sum_seed: None,
+            in_sum_step: ir::global_metadata(f, crate::sum_loops::STEP_FUNCTION).is_some(),
             sum_step_calls: HashMap::new(),
             entry_tables: HashMap::new(),
             entry_table_fields: HashMap::new(),

@@ -55,6 +55,8 @@ use crate::reverse::Reverse;
 pub(crate) const STEP: &str = "enzyme_rs.sum_step";
 /// Flag of a step's call whose term is subtracted from the result.
 pub(crate) const NEGATED: &str = "enzyme_rs.sum_step_negated";
+/// Metadata of a step function (what [`outline_sum_loops`] makes).
+pub(crate) const STEP_FUNCTION: &str = "enzyme_rs.sum_step_function";
 /// Metadata of a step's call whose seed is in a parameter's shadow.
 const SEED_ARGUMENT: &str = "enzyme_rs.sum_step_seed";
 
@@ -429,6 +431,7 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
         let step = LLVMAddFunction(module, name.as_ptr(), fty);
         LLVMSetLinkage(step, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         copy_function_attributes(f, step);
+        ir::set_global_metadata(step, STEP_FUNCTION, None);
         let mut map: HashMap<Value, Value> = HashMap::new();
         for (v, p) in live_ins.iter().zip(ir::params(step)) {
             map.insert(*v, p);
