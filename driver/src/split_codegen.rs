@@ -172,6 +172,13 @@ fn movable(f: FunctionValue<'_>, referenced: &[LLVMValueRef]) -> bool {
 /// spread over parts of about equal size (largest first into the smallest),
 /// part 0 starting with the functions that must stay with the globals.
 fn plan(module: &Module<'_>) -> Plan {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARTS);
+    plan_for(module, threads, PARALLEL_MODULE, PART_SIZE)
+}
+
+/// [`plan`] for `threads` threads, modules of at least `least` instructions
+/// and parts of at least `part_size`.
+fn plan_for(module: &Module<'_>, threads: usize, least: usize, part_size: usize) -> Plan {
     let mut plan = Plan { huge: Vec::new(), parts: Vec::new() };
     // Aliases would alias declarations in all but one part.
     if unsafe { !LLVMGetFirstGlobalAlias(module.as_mut_ptr()).is_null() } {
@@ -180,7 +187,6 @@ fn plan(module: &Module<'_>) -> Plan {
     if !crate::pipeline::driver_lever_ablated("split-codegen") {
         plan.huge = huge_derivatives(module);
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARTS);
     if threads < 2 || crate::pipeline::driver_lever_ablated("parallel-codegen") {
         return plan;
     }
@@ -205,8 +211,8 @@ fn plan(module: &Module<'_>) -> Plan {
             pinned += size;
         }
     }
-    let count = threads.min(total / PART_SIZE);
-    if total < PARALLEL_MODULE || count < 2 {
+    let count = threads.min(total / part_size);
+    if total < least || count < 2 {
         return plan;
     }
     free.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -364,4 +370,92 @@ fn compile_part(part: &Part) -> Result<(), DriverError> {
         .map_err(|e| DriverError::Internal(format!("a part of the module cannot be read back: {e}")))?;
     let tm = crate::pipeline::target_machine_initialised(&module, part.level)?;
     crate::pipeline::write_object(&module, &tm, &part.path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two plain functions (one internal, using an internal constant), one
+    /// `linkonce_odr` (which stays with the globals) and `main`.
+    const IR: &str = r#"
+@table = internal constant [2 x double] [double 1.0, double 2.0]
+define internal double @four(double %x) { %a = fmul double %x, %x
+  %b = fadd double %a, 1.0
+  %c = load double, ptr @table
+  %d = fmul double %b, %c
+  ret double %d }
+define double @three(double %x) { %a = fmul double %x, 3.0
+  %b = call double @four(double %a)
+  ret double %b }
+define linkonce_odr double @inline_only(double %x) { %a = fadd double %x, 2.0
+  ret double %a }
+define i32 @main() { %a = call double @three(double 1.0)
+  %b = call double @inline_only(double %a)
+  %c = fptosi double %b to i32
+  ret i32 %c }
+"#;
+
+    fn parts_of(ir: &str, threads: usize) -> Vec<Vec<String>> {
+        let ctx = Context::create();
+        let m = crate::bitcode::parse(&ctx, ir.as_bytes(), "test.ll").expect("valid IR");
+        let mut parts = plan_for(&m, threads, 1, 1).parts;
+        for p in &mut parts {
+            p.sort();
+        }
+        parts
+    }
+
+    #[test]
+    fn functions_spread_over_parts_except_those_that_stay_with_the_globals() {
+        // Sizes with the returns: four 5, main 4, three 3, inline_only 2. Part 0
+        // starts with `inline_only` and takes `main`; `four`, then `three`, go to part 1.
+        assert_eq!(parts_of(IR, 2), [vec!["four".to_string(), "three".to_string()]]);
+        let three = parts_of(IR, 3);
+        assert_eq!(three.len(), 2, "{three:?}");
+        assert!(three.iter().flatten().all(|f| f != "inline_only"), "{three:?}");
+        assert!(parts_of(IR, 1).is_empty());
+    }
+
+    #[test]
+    fn a_block_address_keeps_the_module_in_one_piece() {
+        let ir = format!(
+            "{IR}\ndefine ptr @where() {{ br label %there\nthere:\n  ret ptr blockaddress(@where, %there) }}\n"
+        );
+        assert!(parts_of(&ir, 2).is_empty());
+    }
+
+    #[test]
+    fn parts_compile_into_objects_that_share_the_internal_symbols() {
+        let ctx = Context::create();
+        let m = crate::bitcode::parse(&ctx, IR.as_bytes(), "test.ll").expect("valid IR");
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let main_object = dir.path().join("main.o");
+        // Initialises the native target, as `emit_objects` does before its threads start.
+        let tm = crate::pipeline::target_machine(&m, OptLevel::O2).expect("target");
+        // What `emit_objects` does with such a plan.
+        let plan = plan_for(&m, 2, 1, 1);
+        assert_eq!(plan.parts.len(), 1);
+        let four = m.get_function("four").expect("defined");
+        for g in referenced_globals_and_block_addresses(four).0.into_iter().chain([four.as_value_ref()]) {
+            make_shared(g, ".test");
+        }
+        let bitcode = part_module(&m, &HashSet::from(["four.test".to_string()])).expect("a valid part");
+        to_declaration(&m, m.get_function("four.test").expect("renamed"));
+        let part = Part { bitcode, path: dir.path().join("part.o"), level: OptLevel::O2 };
+        compile_part(&part).expect("the part compiles");
+        crate::pipeline::write_object(&m, &tm, &main_object).expect("the rest compiles");
+        use object::{Object, ObjectSymbol};
+        let symbols = |path: &Path| -> Vec<(String, bool)> {
+            let data = std::fs::read(path).expect("object written");
+            let file = object::File::parse(&*data).expect("an object");
+            file.symbols().map(|s| (s.name().unwrap_or("").to_string(), s.is_undefined())).collect()
+        };
+        let (main_syms, part_syms) = (symbols(&main_object), symbols(&part.path));
+        // `four` is defined in the part and called from the rest; the table the other way round.
+        assert!(part_syms.contains(&("four.test".to_string(), false)), "{part_syms:?}");
+        assert!(main_syms.contains(&("four.test".to_string(), true)), "{main_syms:?}");
+        assert!(main_syms.contains(&("table.test".to_string(), false)), "{main_syms:?}");
+        assert!(part_syms.contains(&("table.test".to_string(), true)), "{part_syms:?}");
+    }
 }
