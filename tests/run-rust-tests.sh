@@ -48,6 +48,18 @@ else
   echo "$log" | tail -20
   report "libm crate without the enzyme crate's libm feature: expected a refusal naming powf" 1
 fi
+# Without debug information (cargo's release profile) the error says how to
+# get the source line; with it, the error shows the line in the user's file.
+grep -q "CARGO_PROFILE_RELEASE_DEBUG=true cargo enzyme build --release" <<<"$log"
+report "a refusal in a release build without debug information says how to get the source line" $?
+log=$(CARGO_PROFILE_RELEASE_DEBUG=true "$CARGO_ENZYME" enzyme build --locked --release \
+  --manifest-path "$here/rust/libm_reshaped/Cargo.toml" --target-dir "$build/libm_reshaped_debug" 2>&1)
+if grep -q -- "--> src/main.rs:5:5" <<<"$log" && grep -q "libm::powf(2.0 + x, 1.5)" <<<"$log"; then
+  report "a refusal in a release build with debug information shows the user's source line" 0
+else
+  echo "$log" | tail -20
+  report "a refusal in a release build with debug information shows the user's source line" 1
+fi
 log=$(cargo build --locked --manifest-path "$ws/Cargo.toml" --target-dir "$build/plain" 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && grep -q "build_with_cargo_enzyme" <<<"$log"; then

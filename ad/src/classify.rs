@@ -539,6 +539,15 @@ pub(crate) fn check_function(
         d.function = Some(shown.clone());
         if let Some(i) = at {
             d.location = ir::location(i);
+            // Code inlined from a library (Rust's core, libstdc++) is located
+            // in the library's source: say where the user's code called it
+            // (the innermost call site in a file of the user's: one that can
+            // be read, outside the system's directories).
+            let through = ir::inlined_through(i);
+            let users = |l: &&crate::diag::SourceLocation| l.path().exists() && !l.path().starts_with("/usr/");
+            if let Some(at) = through.iter().find(users).or(through.last()) {
+                d.notes.push(format!("inlined from a call at {at}"));
+            }
             d.ir = Some(truncate(ir::print(i)));
             d.missing_body = ir::is_call_or_invoke(i)
                 .then(|| ir::called_function(i))

@@ -470,6 +470,47 @@ pub(crate) fn location(i: Value) -> Option<SourceLocation> {
     }
 }
 
+/// The call sites instruction `i`'s code was inlined through, innermost
+/// first (the `inlinedAt` chain of its `!dbg` location): the last is in the
+/// function the instruction now belongs to.
+pub(crate) fn inlined_through(i: Value) -> Vec<SourceLocation> {
+    let text = |p: *const std::ffi::c_char, n: u32| {
+        if p.is_null() {
+            String::new()
+        } else {
+            unsafe { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned() }
+        }
+    };
+    let mut out = Vec::new();
+    unsafe {
+        if LLVMIsAInstruction(i).is_null() {
+            return out;
+        }
+        let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(i);
+        let mut at = if loc.is_null() { loc } else { llvm_sys::debuginfo::LLVMDILocationGetInlinedAt(loc) };
+        while !at.is_null() {
+            let file = llvm_sys::debuginfo::LLVMDIScopeGetFile(llvm_sys::debuginfo::LLVMDILocationGetScope(at));
+            let (mut n, mut m) = (0u32, 0u32);
+            let (name, dir) = if file.is_null() {
+                (String::new(), String::new())
+            } else {
+                (
+                    text(llvm_sys::debuginfo::LLVMDIFileGetFilename(file, &mut n), n),
+                    text(llvm_sys::debuginfo::LLVMDIFileGetDirectory(file, &mut m), m),
+                )
+            };
+            out.push(SourceLocation {
+                directory: dir,
+                file: name,
+                line: llvm_sys::debuginfo::LLVMDILocationGetLine(at),
+                column: llvm_sys::debuginfo::LLVMDILocationGetColumn(at),
+            });
+            at = llvm_sys::debuginfo::LLVMDILocationGetInlinedAt(at);
+        }
+    }
+    out
+}
+
 /// The text of the inline assembly a call runs, if it runs some.
 pub(crate) fn inline_asm_text(call: Value) -> Option<String> {
     unsafe {

@@ -37,7 +37,9 @@ pub fn mark_finished(m: &Module<'_>, optimised: bool) {
     }
 }
 
-fn made_by_rustc(m: &Module<'_>) -> bool {
+/// Whether `m` (or a module merged into it) was made by rustc: its
+/// `llvm.ident` names rustc.
+pub(crate) fn made_by_rustc(m: &Module<'_>) -> bool {
     unsafe {
         let name = c"llvm.ident";
         let module = m.as_mut_ptr();

@@ -439,7 +439,7 @@ fn differentiate(
     // Registered functions must reach the engine as calls, not inlined.
     if let Err(diags) = ad::read_registrations(module) {
         progress.clear();
-        anstream::eprint!("{}", report::render(&diags, program));
+        anstream::eprint!("{}", report::render(&diags, program, focus::made_by_rustc(module)));
         return Err(DriverError::Differentiation(diags.len()));
     }
     // The pipelines work where derivatives are (see `focus`).
@@ -488,7 +488,7 @@ fn differentiate(
                 let _ = module.print_to_file(d.join("failed-ad.ll"));
             }
             explain_missing_bodies(&mut diags, shared_libraries);
-            anstream::eprint!("{}", report::render(&diags, program));
+            anstream::eprint!("{}", report::render(&diags, program, focus::made_by_rustc(module)));
             return Err(DriverError::Differentiation(diags.len()));
         }
     }

@@ -3,15 +3,16 @@
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
-/// Renders diagnostics for a terminal (colours when stderr is one).
-pub fn render(diags: &[ad::Diagnostic], program: &str) -> String {
+/// Renders diagnostics for a terminal (colours when stderr is one); `rust`:
+/// the program is Rust's (built by cargo, which sets the debug information).
+pub fn render(diags: &[ad::Diagnostic], program: &str, rust: bool) -> String {
     let mut out = String::new();
     let groups = grouped(diags);
     // Distinct problems: the same construct met by two requests counts once.
     let count: usize = groups.iter().map(|(_, others)| 1 + others.len()).sum();
     for (d, others) in groups {
         if others.is_empty() {
-            out.push_str(&render_one(d));
+            out.push_str(&render_one(d, rust));
         } else {
             // The other places by their lines (the first few).
             let shown: Vec<&str> = others.iter().filter(|p| !p.is_empty()).take(6).map(String::as_str).collect();
@@ -23,7 +24,7 @@ pub fn render(diags: &[ad::Diagnostic], program: &str) -> String {
                 if shown.is_empty() { String::new() } else { format!(": {}", shown.join(", ")) },
                 if shown.len() < more && !shown.is_empty() { ", ..." } else { "" }
             ));
-            out.push_str(&render_one(&d));
+            out.push_str(&render_one(&d, rust));
         }
         out.push('\n');
     }
@@ -62,7 +63,7 @@ fn grouped(diags: &[ad::Diagnostic]) -> Vec<(&ad::Diagnostic, Vec<String>)> {
     out
 }
 
-fn render_one(d: &ad::Diagnostic) -> String {
+fn render_one(d: &ad::Diagnostic, rust: bool) -> String {
     let source = d.location.as_ref().and_then(|l| {
         let text = std::fs::read_to_string(l.path()).ok()?;
         let line = text.lines().nth(l.line.checked_sub(1)? as usize)?.to_string();
@@ -99,6 +100,11 @@ fn render_one(d: &ad::Diagnostic) -> String {
             location_text = format!("at {loc}");
             notes.insert(0, location_text);
         }
+        (None, None) if rust => notes.push(
+            "build with debug information to see the source line (`debug = true` in the Cargo profile, e.g. \
+             `CARGO_PROFILE_RELEASE_DEBUG=true cargo enzyme build --release`)"
+                .into(),
+        ),
         (None, None) => notes.push("compile with -g to see the source line".into()),
     }
     for n in &notes {

@@ -1,5 +1,6 @@
 // expect: compiled into libstdc++.so
 // expect: literals of up to 15 characters
+// expect: inlined from a call at cxx_string_runtime_length.cpp:13:
 /* A map keyed by strings built at run time: their buffers are allocated
  * inside libstdc++.so (`_M_create`), where the engine cannot follow them. */
 #include <map>
