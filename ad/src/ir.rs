@@ -453,18 +453,8 @@ pub(crate) fn location(i: Value) -> Option<SourceLocation> {
             return None;
         }
         let mut len = 0u32;
-        let f = LLVMGetDebugLocFilename(i, &mut len);
-        let file = if f.is_null() {
-            String::new()
-        } else {
-            String::from_utf8_lossy(std::slice::from_raw_parts(f as *const u8, len as usize)).into_owned()
-        };
-        let d = LLVMGetDebugLocDirectory(i, &mut len);
-        let directory = if d.is_null() {
-            String::new()
-        } else {
-            String::from_utf8_lossy(std::slice::from_raw_parts(d as *const u8, len as usize)).into_owned()
-        };
+        let file = lossy_text(LLVMGetDebugLocFilename(i, &mut len), len);
+        let directory = lossy_text(LLVMGetDebugLocDirectory(i, &mut len), len);
         let column = LLVMGetDebugLocColumn(i);
         Some(SourceLocation { directory, file, line, column })
     }
@@ -474,13 +464,6 @@ pub(crate) fn location(i: Value) -> Option<SourceLocation> {
 /// first (the `inlinedAt` chain of its `!dbg` location): the last is in the
 /// function the instruction now belongs to.
 pub(crate) fn inlined_through(i: Value) -> Vec<SourceLocation> {
-    let text = |p: *const std::ffi::c_char, n: u32| {
-        if p.is_null() {
-            String::new()
-        } else {
-            unsafe { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned() }
-        }
-    };
     let mut out = Vec::new();
     unsafe {
         if LLVMIsAInstruction(i).is_null() {
@@ -495,8 +478,8 @@ pub(crate) fn inlined_through(i: Value) -> Vec<SourceLocation> {
                 (String::new(), String::new())
             } else {
                 (
-                    text(llvm_sys::debuginfo::LLVMDIFileGetFilename(file, &mut n), n),
-                    text(llvm_sys::debuginfo::LLVMDIFileGetDirectory(file, &mut m), m),
+                    lossy_text(llvm_sys::debuginfo::LLVMDIFileGetFilename(file, &mut n), n),
+                    lossy_text(llvm_sys::debuginfo::LLVMDIFileGetDirectory(file, &mut m), m),
                 )
             };
             out.push(SourceLocation {
@@ -509,6 +492,15 @@ pub(crate) fn inlined_through(i: Value) -> Vec<SourceLocation> {
         }
     }
     out
+}
+
+/// The `n` bytes at `p` (a string LLVM lends), empty when `p` is null.
+fn lossy_text(p: *const std::ffi::c_char, n: u32) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        unsafe { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned() }
+    }
 }
 
 /// The text of the inline assembly a call runs, if it runs some.

@@ -88,6 +88,13 @@ pub use diag::{Diagnostic, SourceLocation};
 pub use names::display_name;
 pub use request::Mode;
 
+/// Whether `name` is one the engine gives the derivatives it generates
+/// (`diffe_f`, `diffeN_f`, `fwddiffe_f`, `fwddiffeN_f`, `augmented_f`; see
+/// `gen`), for a driver that treats derivatives apart from the program's code.
+pub fn is_derivative_name(name: &str) -> bool {
+    ["diffe", "fwddiffe", "augmented_"].iter().any(|p| name.starts_with(p))
+}
+
 use crate::emit::Emitter;
 use crate::entry_points::{EntryPoint, SplitPart};
 use crate::gen::Generator;

@@ -163,7 +163,8 @@ pub struct Held {
     added: Vec<(String, bool)>,
 }
 
-fn attribute_kind(name: &str) -> u32 {
+/// The kind number of enum attribute `name`.
+pub(crate) fn attribute_kind(name: &str) -> u32 {
     inkwell::attributes::Attribute::get_named_enum_kind_id(name)
 }
 

@@ -142,11 +142,6 @@ fn set_llvm_options(flags: &[String]) {
     unsafe { llvm_sys::support::LLVMParseCommandLineOptions(argv.len() as i32, argv.as_ptr(), std::ptr::null()) };
 }
 
-/// Whether `name` is one the engine gives the derivatives it generates.
-pub(crate) fn is_derivative(name: &str) -> bool {
-    ["diffe", "fwddiffe", "augmented_", "fwdsplit_"].iter().any(|p| name.starts_with(p))
-}
-
 /// Derivatives of more instructions than this (as the engine made them) are
 /// not inlined by the post-AD pipeline. The inliner takes any internal
 /// function with one call site, and a derivative usually has one: inlined,
@@ -158,19 +153,23 @@ pub(crate) fn is_derivative(name: &str) -> bool {
 /// all smaller (the largest, fft's, about 1,200): they are inlined as before.
 pub const LARGE_DERIVATIVE: usize = 1_000;
 
+/// The number of instructions of function `f`.
+pub(crate) fn instruction_count(f: inkwell::values::FunctionValue<'_>) -> usize {
+    f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum()
+}
+
 /// Marks the module's derivatives over [`LARGE_DERIVATIVE`] instructions
 /// `noinline` (unless they must be inlined).
 fn keep_large_derivatives_apart(module: &Module<'_>) {
-    use inkwell::attributes::{Attribute, AttributeLoc};
+    use crate::focus::attribute_kind;
+    use inkwell::attributes::AttributeLoc;
     let ctx = module.get_context();
-    let kind = |name: &str| Attribute::get_named_enum_kind_id(name);
     for f in module.get_functions() {
-        let size: usize = f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum();
-        if size > LARGE_DERIVATIVE
-            && is_derivative(&f.get_name().to_string_lossy())
-            && f.get_enum_attribute(AttributeLoc::Function, kind("alwaysinline")).is_none()
+        if instruction_count(f) > LARGE_DERIVATIVE
+            && ad::is_derivative_name(&f.get_name().to_string_lossy())
+            && f.get_enum_attribute(AttributeLoc::Function, attribute_kind("alwaysinline")).is_none()
         {
-            f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind("noinline"), 0));
+            f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(attribute_kind("noinline"), 0));
         }
     }
 }
@@ -194,7 +193,7 @@ const HUGE_PIPELINE: &str = "sroa,early-cse<memssa>,instcombine<no-verify-fixpoi
 fn huge_functions(module: &Module<'_>) -> Vec<String> {
     module
         .get_functions()
-        .filter(|f| f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum::<usize>() > HUGE_FUNCTION)
+        .filter(|f| instruction_count(*f) > HUGE_FUNCTION)
         .map(|f| f.get_name().to_string_lossy().into_owned())
         .collect()
 }

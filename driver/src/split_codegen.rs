@@ -60,7 +60,7 @@ pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
         .get_functions()
         .filter(|f| {
             let name = f.get_name().to_string_lossy();
-            crate::pipeline::is_derivative(&name) && is_huge(*f) && f.as_global_value().get_comdat().is_none()
+            ad::is_derivative_name(&name) && is_huge(*f) && f.as_global_value().get_comdat().is_none()
         })
         .filter(|f| {
             referenced_globals_and_block_addresses(*f)
@@ -148,10 +148,6 @@ struct Plan {
     parts: Vec<Vec<String>>,
 }
 
-fn instructions(f: FunctionValue<'_>) -> usize {
-    f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum()
-}
-
 /// Whether function `f` may be compiled in another object than the module's
 /// global definitions: a plain definition (no comdat, no section, no weak or
 /// inline-only linkage) that refers to no alias or interface.
@@ -198,7 +194,7 @@ fn plan_for(module: &Module<'_>, threads: usize, least: usize, part_size: usize)
         if f.count_basic_blocks() == 0 || plan.huge.contains(&name) {
             continue;
         }
-        let size = instructions(f);
+        let size = crate::pipeline::instruction_count(f);
         total += size;
         let (referenced, block_addresses) = referenced_globals_and_block_addresses(f);
         if block_addresses {
