@@ -29,6 +29,7 @@ mod classify;
 mod compared_reads;
 mod custom;
 mod debug_info;
+mod debug_loc;
 pub mod diag;
 mod dispatch;
 mod element_steps;

@@ -200,6 +200,11 @@ impl Memory {
     }
 }
 
+/// The hint when such a pointer goes into a hash table's slot.
+const TABLE_POINTER_HELP: &str = "the pointer goes into a hash table's slot: a `HashMap` or `HashSet` whose keys or \
+     values are references or `String`s is not supported yet in differentiated code; key the table by an integer \
+     instead (an index per name, a `u64` id)";
+
 const DUP_HELP: &str = "pass the pointer with `enzyme_dup` (value, then shadow) so its memory is differentiated, \
                         or keep active values out of memory without a shadow";
 
@@ -387,7 +392,11 @@ fn analyze_once(
                             (PtrStatus::Shadowed, _) => m.problem(
                                 i,
                                 "store of a pointer without shadow into differentiated memory".into(),
-                                "mixing shadowed and unshadowed pointers in one data structure is not supported yet",
+                                if crate::swiss_tables::addresses_slot(p) {
+                                    TABLE_POINTER_HELP
+                                } else {
+                                    "mixing shadowed and unshadowed pointers in one data structure is not supported yet"
+                                },
                             ),
                             _ => m.problem(
                                 i,

@@ -675,6 +675,15 @@ fn fields_near(p: Value, size: u64) -> Option<Vec<(u64, u64, Elem)>> {
     Tables::of(ir::parent_function(p))?.fields_at(p, Some(size))
 }
 
+/// Whether `p` addresses a slot of one of its function's Swiss tables.
+pub(crate) fn addresses_slot(p: Value) -> bool {
+    ir::is_instruction(p)
+        && may_be_in_table(p)
+        && Tables::of(ir::parent_function(p))
+            .and_then(|t| t.locate(p))
+            .is_some_and(|places| places.iter().any(|(_, place)| matches!(place, Place::Slot { .. })))
+}
+
 /// Whether `f` moves parts of a Swiss table's slots at offsets that vary
 /// within a slot (a word-by-word swap loop): such a loop, unrolled, moves
 /// each field on its own.
@@ -735,6 +744,26 @@ mod tests {
                 Some(CopyLayout::Uniform(Elem::Int)),
             ]
         );
+    }
+
+    #[test]
+    fn slot_addresses_are_told_from_control_bytes_and_other_memory() {
+        let ir = format!(
+            "target datalayout = \"e-m:e-i64:64-n8:16:32:64-S128\"\n\
+             define void @f(ptr %ctrl, ptr %new, i64 %i, i64 %j, i64 %k, i64 %n, double %x) {{\n{FILLED}  \
+             %other = getelementptr inbounds i8, ptr %new, i64 8\n  store double %x, ptr %other\n  ret void\n}}\n"
+        );
+        let found = with_function(&ir, |f| {
+            ir::blocks(f)
+                .into_iter()
+                .flat_map(ir::instructions)
+                .filter(|i| ir::opcode(*i) == LLVMOpcode::LLVMGetElementPtr)
+                .map(|i| (ir::name(i), addresses_slot(i)))
+                .collect::<Vec<_>>()
+        });
+        let slot_named = |n: &str| found.iter().find(|(m, _)| m == n).expect("named").1;
+        assert!(slot_named("slot") && slot_named("v") && slot_named("ev"));
+        assert!(!slot_named("g") && !slot_named("other"));
     }
 
     #[test]
