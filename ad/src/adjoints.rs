@@ -232,6 +232,9 @@ impl Reverse<'_> {
                     .filter(|_| active.iter().any(|a| *a))
                     .map(|(name, k, c)| (name, k, self.primal(c)))
                     .collect();
+                // An operand undefined where the seed is zero (a speculated
+                // product whose result is discarded) must not turn it into NaN.
+                let undefined_operand = ops.iter().any(|o| crate::undefined::may_be_undefined(*o));
                 for (k, op) in ops.iter().enumerate() {
                     let Some(partial) = &r.partials[k] else {
                         continue;
@@ -240,7 +243,8 @@ impl Reverse<'_> {
                         continue;
                     }
                     let mut res = || result.expect("result computed when a partial uses it");
-                    if let Some(c) = self.e.scaled_partial(partial, t, &args, &siblings, &mut res, d) {
+                    if let Some(c) = self.e.scaled_partial(partial, t, &args, &siblings, &mut res, d, undefined_operand)
+                    {
                         self.accumulate(*op, c);
                     }
                 }

@@ -611,8 +611,8 @@ fn integer_copies_to_memcpy(f: Value) {
     }
 }
 
-/// The store of a load that moves a hash table's slot holding fields of
-/// different types (a key and a float value) as integers or integer lanes,
+/// The store of a load that moves a hash table's slot holding fields other
+/// than integers (a key and a float value, a pointer) as integers or integer lanes,
 /// in the same block, possibly with writes between (a swap): as a copy, the
 /// table's fields type it (see [`crate::swiss_tables`]).
 fn slot_move_store(load: Value) -> Option<Value> {
@@ -621,7 +621,7 @@ fn slot_move_store(load: Value) -> Option<Value> {
     }
     let store = only_store_of(load)?;
     let bytes = ir::store_size(ir::parent_function(load), ir::type_of(load));
-    let mixed = |p: Value| crate::swiss_tables::holds_mixed_fields(p, bytes);
+    let mixed = |p: Value| crate::swiss_tables::holds_untyped_fields(p, bytes);
     (mixed(ir::operand(load, 0)) || mixed(ir::operand(store, 1))).then_some(store)
 }
 

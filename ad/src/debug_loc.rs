@@ -60,6 +60,52 @@ pub(crate) fn inlined_through(i: Value) -> Vec<SourceLocation> {
     out
 }
 
+/// The name and linkage name of the function whose code instruction `i`
+/// is, by its `!dbg` location (the innermost function inlined into where it
+/// now is): `("copy_nonoverlapping<u8>", "_ZN4core3ptr19copy_nonoverlapping...")`.
+pub(crate) fn debug_function_name(i: Value) -> Option<(String, String)> {
+    use llvm_sys::debuginfo::*;
+    unsafe {
+        if LLVMIsAInstruction(i).is_null() {
+            return None;
+        }
+        let loc = LLVMInstructionGetDebugLoc(i);
+        if loc.is_null() {
+            return None;
+        }
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(i));
+        let mut scope = LLVMDILocationGetScope(loc);
+        // Out through lexical blocks (operand 1 of a block is its scope).
+        for _ in 0..64 {
+            if scope.is_null() {
+                return None;
+            }
+            let node = LLVMMetadataAsValue(ctx, scope);
+            let n = LLVMGetMDNodeNumOperands(node) as usize;
+            let mut ops = vec![std::ptr::null_mut(); n];
+            LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+            match LLVMGetMetadataKind(scope) {
+                LLVMMetadataKind::LLVMDISubprogramMetadataKind if n > 3 => {
+                    let text = |v: Value| {
+                        let mut len = 0u32;
+                        let p = if v.is_null() { std::ptr::null() } else { LLVMGetMDString(v, &mut len) };
+                        lossy_text(p, len)
+                    };
+                    return Some((text(ops[2]), text(ops[3])));
+                }
+                LLVMMetadataKind::LLVMDILexicalBlockMetadataKind
+                | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind
+                    if n > 1 && !ops[1].is_null() =>
+                {
+                    scope = LLVMValueAsMetadata(ops[1]);
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+}
+
 /// The `n` bytes at `p` (a string LLVM lends), empty when `p` is null.
 fn lossy_text(p: *const std::ffi::c_char, n: u32) -> String {
     if p.is_null() {

@@ -301,6 +301,7 @@ impl Emitter {
         siblings: &[Sibling],
         result: &mut dyn FnMut() -> Value,
         seed: Value,
+        undefined_operand: bool,
     ) -> Option<Value> {
         match partial {
             Expr::Num(x) if *x == 0.0 => None,
@@ -310,10 +311,11 @@ impl Emitter {
                 let p = self.eval(e, ty, args, siblings, result);
                 let p = self.as_float(p, ty);
                 let c = self.fmul(p, seed);
-                if ir::vector_lanes(ty).is_none() && !self.strong_zero {
+                if ir::vector_lanes(ty).is_none() && !self.strong_zero && !undefined_operand {
                     return Some(c);
                 }
-                // Lanes the program never reads may hold poison or infinities
+                // Lanes the program never reads, and operands undefined on
+                // some path (see `undefined`), may hold poison or infinities
                 // (optimised code leaves them undefined), and strong zero asks
                 // it everywhere: a zero seed contributes exactly zero, not
                 // `0 · inf` (NaN).

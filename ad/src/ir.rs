@@ -13,7 +13,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
-pub(crate) use crate::debug_loc::{copy_debug_location, inlined_through, location};
+pub(crate) use crate::debug_loc::{copy_debug_location, debug_function_name, inlined_through, location};
 
 pub(crate) type Value = LLVMValueRef;
 pub(crate) type Type = LLVMTypeRef;
@@ -498,6 +498,35 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
         }
     }
     None
+}
+
+/// The integer behind `v` when `v` is an integer that only travels as a
+/// pointer to be stored: an `inttoptr` whose every use stores it, of an
+/// integer that is not a pointer's bits. The optimiser merges stores of
+/// equal integers this way (a Rust `String`'s length stored where another
+/// type has a pointer: `store ptr (inttoptr i64 %len)`). Such a store moves
+/// an integer.
+pub(crate) fn integer_stored_as_pointer(v: Value) -> Option<Value> {
+    if !is_instruction(v) || opcode(v) != LLVMOpcode::LLVMIntToPtr {
+        return None;
+    }
+    let only_stored = users(v).into_iter().all(|u| opcode(u) == LLVMOpcode::LLVMStore && operand(u, 0) == v);
+    let x = operand(v, 0);
+    let mut work = vec![x];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(w) = work.pop() {
+        if !seen.insert(w) || !is_instruction(w) {
+            continue;
+        }
+        match opcode(w) {
+            LLVMOpcode::LLVMPtrToInt | LLVMOpcode::LLVMPtrToAddr => return None,
+            LLVMOpcode::LLVMPHI => work.extend(incoming(w).into_iter().map(|(y, _)| y)),
+            LLVMOpcode::LLVMSelect => work.extend([operand(w, 1), operand(w, 2)]),
+            LLVMOpcode::LLVMFreeze => work.push(operand(w, 0)),
+            _ => {}
+        }
+    }
+    only_stored.then_some(x)
 }
 
 /// A constant address in the first page (`inttoptr (i64 8 to ptr)`) or the

@@ -77,6 +77,7 @@ mod tape_buffer;
 mod test_ir;
 mod todense;
 mod trip;
+mod undefined;
 mod unneeded_primal;
 
 use std::collections::HashSet;

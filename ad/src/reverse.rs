@@ -478,7 +478,12 @@ impl<'g> Reverse<'g> {
         if let Kind::Store = kind {
             let (v, p) = (ir::operand(i, 0), ir::operand(i, 1));
             let primal = self.map.get(&v).copied().unwrap_or(v);
-            if ir::is_pointer(ir::type_of(v)) && self.mem.status(p) == PtrStatus::Shadowed {
+            if self.mem.int_stores_mirrored.contains(&i) {
+                self.e.store_like(primal, self.sh.of(p), i);
+            } else if ir::is_pointer(ir::type_of(v))
+                && self.mem.status(p) == PtrStatus::Shadowed
+                && !self.mem.int_stores_clearing.contains(&i)
+            {
                 let mut value = self.sh.of(v);
                 if self.mem.mixed.contains(&p) {
                     // Into the primal's memory (run-time activity): the primal's value again.
@@ -487,8 +492,6 @@ impl<'g> Reverse<'g> {
                     value = self.e.select(inactive, primal, value);
                 }
                 self.e.store_like(value, self.sh.of(p), i);
-            } else if self.mem.int_stores_mirrored.contains(&i) {
-                self.e.store_like(primal, self.sh.of(p), i);
             }
         }
     }

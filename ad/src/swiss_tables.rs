@@ -240,9 +240,12 @@ fn moved_bits(v: Value) -> bool {
 /// What an access says of the bytes it touches: `None` when it only moves
 /// them (or says nothing).
 fn evidence(i: Value) -> Option<Elem> {
+    // An integer stored as a pointer is evidence of an integer.
+    let stored = (ir::opcode(i) == LLVMOpcode::LLVMStore)
+        .then(|| ir::integer_stored_as_pointer(ir::operand(i, 0)).unwrap_or(ir::operand(i, 0)));
     let t = match ir::opcode(i) {
         LLVMOpcode::LLVMLoad => ir::type_of(i),
-        LLVMOpcode::LLVMStore => ir::type_of(ir::operand(i, 0)),
+        LLVMOpcode::LLVMStore => ir::type_of(stored.expect("a store")),
         _ => return None,
     };
     if ir::is_pointer(t) {
@@ -254,8 +257,7 @@ fn evidence(i: Value) -> Option<Elem> {
     if !ir::is_int(t) {
         return None;
     }
-    if ir::opcode(i) == LLVMOpcode::LLVMStore {
-        let v = ir::operand(i, 0);
+    if let Some(v) = stored {
         return (ir::is_instruction(v) && ir::is_integer_arithmetic(v) && !moved_bits(v)).then_some(Elem::Int);
     }
     // A load used as an integer (hashed, compared), not only moved on.
@@ -660,10 +662,11 @@ pub(crate) fn elem_at(p: Value, size: u64) -> Option<Elem> {
     fields.iter().all(|f| f.2 == first).then_some(first)
 }
 
-/// Whether the `size` bytes at `p` are fields of a Swiss table's slots of
-/// more than one type (a key and a float value moved together).
-pub(crate) fn holds_mixed_fields(p: Value, size: u64) -> bool {
-    fields_near(p, size).is_some_and(|fields| fields.iter().any(|f| f.2 != fields[0].2))
+/// Whether the `size` bytes at `p` are fields of a Swiss table's slots that
+/// are not all integers (a key and a float value moved together, a float
+/// value or a `String`'s pointer moved alone).
+pub(crate) fn holds_untyped_fields(p: Value, size: u64) -> bool {
+    fields_near(p, size).is_some_and(|fields| fields.iter().any(|f| f.2 != Elem::Int))
 }
 
 /// The fields of the `size` bytes at instruction `p`, if it addresses a

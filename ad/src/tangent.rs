@@ -77,13 +77,13 @@ pub(crate) trait Tangents {
                 let vt = ir::type_of(v);
                 let value = if ir::is_real(vt) {
                     self.tangent(v)
-                } else if ir::is_pointer(vt) {
-                    self.shadows().of(v)
                 } else if self.facts().int_stores_clearing.contains(&i) {
                     // Integers written over what may be floats: zero tangent there.
                     self.emitter().zero(vt)
                 } else if self.facts().int_stores_mirrored.contains(&i) {
                     self.val(v)
+                } else if ir::is_pointer(vt) {
+                    self.shadows().of(v)
                 } else {
                     return None;
                 };
@@ -192,7 +192,7 @@ pub(crate) trait Tangents {
                     };
                     // An error is scaled by the operand's condition number.
                     let seed = if e.error_estimate { e.fmul(*dop, args[k]) } else { *dop };
-                    if let Some(mut c) = e.scaled_partial(partial, t, &args, &siblings, &mut || n, seed) {
+                    if let Some(mut c) = e.scaled_partial(partial, t, &args, &siblings, &mut || n, seed, false) {
                         if e.error_estimate {
                             c = crate::error_estimate::operand_term(e, c, n);
                         }

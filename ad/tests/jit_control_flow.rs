@@ -67,6 +67,68 @@ define double @tangent(double %x) {
     });
 }
 
+/// A product computed on every path but kept only where its operand is
+/// defined (how the optimiser leaves `if let Some(old) = map.insert(k, v) {
+/// total += old * x }`: the `None` payload is `undef`, the product is
+/// speculated and a `select` drops it). Where it is dropped its seed is zero,
+/// and zero times the undefined operand (any bits: a NaN) must stay zero: the
+/// reverse sweep guards that product, and only that one.
+#[test]
+fn speculated_product_of_an_undefined_operand_is_guarded() {
+    let ir = r#"
+@table = internal constant [4 x double] [double 0.0, double 1.0, double 2.0, double 3.0]
+@seen = internal global i32 0
+define double @f(double %x, i32 %n) {
+entry:
+  %c = icmp sgt i32 %n, 0
+  br i1 %c, label %some, label %join
+some:
+  %at = getelementptr double, ptr @table, i32 %n
+  %v = load double, ptr %at
+  %big = fcmp ogt double %v, 1.5
+  br i1 %big, label %a, label %b
+a:
+  store volatile i32 1, ptr @seen
+  br label %join
+b:
+  store volatile i32 2, ptr @seen
+  br label %join
+join:
+  %pay = phi double [ undef, %entry ], [ %v, %a ], [ %v, %b ]
+  %m = fmul double %pay, %x
+  %t = fadd double %m, %x
+  %sq = fmul double %x, %x
+  %keep = icmp sgt i32 %n, 1
+  %s = select i1 %keep, double %t, double %sq
+  ret double %s
+}
+"#;
+    let src = format!("{ir}\n{}", grad_and_tangent_xn("f"));
+    with_jit(&src, |ee| unsafe {
+        // n > 1: table[n]·x + x; otherwise x² (the product computed too
+        // for n = 1, and from an undefined operand for n < 1).
+        for (n, want) in [(3, 4.0), (2, 3.0), (1, 3.0), (-2, 3.0)] {
+            assert_close(fi(ee, "grad").call(1.5, n), want, 1e-15);
+            assert_close(fi(ee, "tangent").call(1.5, n), want, 1e-15);
+        }
+    });
+    // The guard: a comparison of the seed with zero beside the product with
+    // the undefined operand, none beside `x * x`.
+    let ctx = inkwell::context::Context::create();
+    let text = format!("{DECLS}\n{src}");
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "t.ll");
+    let module = ctx.create_module_from_ir(buf).expect("parses");
+    ad::differentiate(&module).expect("differentiates");
+    use inkwell::values::AnyValue;
+    let grad = module
+        .get_functions()
+        .find(|f| f.get_name().to_string_lossy().starts_with("diffe_f"))
+        .expect("a reverse derivative of @f")
+        .print_to_string()
+        .to_string();
+    assert_eq!(grad.matches("fcmp oeq double").count(), 1, "{grad}");
+}
+
 #[test]
 fn switch_and_multiple_returns() {
     let ir = r#"

@@ -134,6 +134,8 @@ enum Shape {
     Ref { mutable: bool, inner: Tokens },
     /// `&[E]` / `&mut [E]`.
     Slice { mutable: bool, elem: Type },
+    /// `&str` / `&mut str`: bytes, constant.
+    Str { mutable: bool },
     /// `*const T` / `*mut T`: the derivative is `unsafe`.
     RawPtr { mutable: bool, inner: Type },
     /// Anything else passed by value (structs, tuples, arrays, generic
@@ -156,6 +158,7 @@ fn shape(t: &Type) -> Shape {
             let mutable = r.mutability.is_some();
             match &*r.elem {
                 Type::Slice(s) => Shape::Slice { mutable, elem: (*s.elem).clone() },
+                Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => Shape::Str { mutable },
                 inner => Shape::Ref { mutable, inner: quote!(#inner) },
             }
         }
@@ -396,7 +399,7 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
     for p in &params {
         let ok = match (&p.shape, p.act) {
             (_, Activity::Const) => true,
-            (Shape::Int, _) => false,
+            (Shape::Int | Shape::Str { .. }, _) => false,
             (Shape::Float | Shape::Value, a) => matches!(a, Activity::Active | Activity::Dual | Activity::DualOnly),
             (Shape::Ref { .. } | Shape::Slice { .. } | Shape::RawPtr { .. }, a) => {
                 matches!(a, Activity::Duplicated | Activity::DuplicatedOnly | Activity::Dual | Activity::DualOnly)
@@ -405,6 +408,7 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
         if !ok {
             let what = match &p.shape {
                 Shape::Int => "an integer carries no derivative: mark it `Const`",
+                Shape::Str { .. } => "a string carries no derivative: mark it `Const`",
                 Shape::Float | Shape::Value => {
                     "a value is `Active` (reverse: its adjoint is returned), `Dual` (forward: its tangent follows) or `Const`"
                 }
@@ -419,7 +423,7 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
             return Err(err(ret_ty.span(), "an integer result has no derivative: mark it `Const`"));
         }
     }
-    if let Some(Shape::Ref { .. } | Shape::Slice { .. } | Shape::RawPtr { .. }) = &ret_shape {
+    if let Some(Shape::Ref { .. } | Shape::Slice { .. } | Shape::Str { .. } | Shape::RawPtr { .. }) = &ret_shape {
         return Err(err(
             ret_ty.span(),
             "results that are references or pointers cannot be differentiated; return a value, or write through a `&mut` parameter",
@@ -701,6 +705,27 @@ fn lower_param(mode: Mode, width: usize, p: &Param, x: &mut Expansion) {
                 x.d_params.push(decl);
                 x.arg(value, quote!(*mut #inner));
             }
+        }
+        Shape::Str { mutable } => {
+            // Its bytes and its length, both constant; rebuilt as a `str`.
+            let ptr_ty = if *mutable { quote!(*mut u8) } else { quote!(*const u8) };
+            let len = format_ident!("{}_len", arg);
+            x.shim_params.push(quote!(#arg: #ptr_ty));
+            x.shim_params.push(quote!(#len: usize));
+            x.shim_tys.push(ptr_ty.clone());
+            x.shim_tys.push(quote!(usize));
+            x.rebuilt.push(if *mutable {
+                quote!(unsafe {
+                    ::core::str::from_utf8_unchecked_mut(::core::slice::from_raw_parts_mut(#arg, #len))
+                })
+            } else {
+                quote!(unsafe { ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(#arg, #len)) })
+            });
+            let value = if *mutable { quote!(#expr.as_mut_ptr()) } else { quote!(#expr.as_ptr()) };
+            x.marker("enzyme_const");
+            x.arg(value, ptr_ty);
+            x.marker("enzyme_const");
+            x.arg(quote!(#expr.len()), quote!(usize));
         }
         Shape::Slice { mutable, elem } => {
             let ptr_ty = if *mutable { quote!(*mut #elem) } else { quote!(*const #elem) };

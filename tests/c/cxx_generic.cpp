@@ -21,8 +21,8 @@ int main() {
   double n = norm_d(xd, 4);
   int bad = 0;
   for (int i = 0; i < 4; i++) {
-    if (std::fabs(dd[i] - xd[i] / n) > 1e-12) bad = 1;
-    if (std::fabs(df[i] - xd[i] / n) > 1e-5) bad = 1;
+    if (!(std::fabs(dd[i] - xd[i] / n) <= 1e-12)) bad = 1;
+    if (!(std::fabs(df[i] - xd[i] / n) <= 1e-5)) bad = 1;
   }
   if (bad) {
     std::printf("FAIL: %g %g %g %g / %g %g %g %g\n", dd[0], dd[1], dd[2], dd[3], df[0], df[1], df[2], df[3]);

@@ -23,7 +23,7 @@ static double smooth_energy(const double *x, int n) {
 static int failures, checks;
 static void check(const char *what, double got, double want) {
   checks++;
-  if (std::fabs(got - want) > 1e-12 * (1 + std::fabs(want))) {
+  if (!(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want)))) {
     std::printf("FAIL %s: got %.17g want %.17g\n", what, got, want);
     failures++;
   }

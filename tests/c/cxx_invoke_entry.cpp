@@ -18,5 +18,5 @@ int main() {
   double want_d = std::cos(0.5) * 0.5 + std::sin(0.5), x1 = 0.5 + want_d;
   double want_r = std::cos(x1) * x1 + std::sin(x1);
   std::printf("cxx_invoke_entry: forward %.15g (want %.15g), reverse %.15g (want %.15g)\n", d, want_d, r, want_r);
-  return std::fabs(d - want_d) > 1e-12 || std::fabs(r - want_r) > 1e-12 || std::fabs(v[2] - x1 * want_r) > 1e-12;
+  return !(std::fabs(d - want_d) <= 1e-12) || !(std::fabs(r - want_r) <= 1e-12) || !(std::fabs(v[2] - x1 * want_r) <= 1e-12);
 }

@@ -22,13 +22,13 @@ int main() {
   __enzyme_autodiff<void>((void *)spring_energy, enzyme_dup, &s, &ds);
   double stretch = 1.5 - 1.0;
   int bad = 0;
-  bad |= std::fabs(ds.k - 0.5 * stretch * stretch) > 1e-12;
-  bad |= std::fabs(ds.rest + 40.0 * stretch) > 1e-12;
-  bad |= std::fabs(dends[1] - 40.0 * stretch) > 1e-12 || std::fabs(dends[0] + 40.0 * stretch) > 1e-12;
+  bad |= !(std::fabs(ds.k - 0.5 * stretch * stretch) <= 1e-12);
+  bad |= !(std::fabs(ds.rest + 40.0 * stretch) <= 1e-12);
+  bad |= !(std::fabs(dends[1] - 40.0 * stretch) <= 1e-12) || !(std::fabs(dends[0] + 40.0 * stretch) <= 1e-12);
   double tends[2] = {0, 1};
   Spring ts{0, 0, tends};
   double t = __enzyme_fwddiff<double>((void *)spring_energy, enzyme_dup, &s, &ts);
-  bad |= std::fabs(t - dends[1]) > 1e-12;
+  bad |= !(std::fabs(t - dends[1]) <= 1e-12);
   if (bad) {
     std::printf("FAIL: dk %g drest %g dends %g %g forward %g\n", ds.k, ds.rest, dends[0], dends[1], t);
     return 1;

@@ -12,7 +12,7 @@ template <typename T> static T energy(T x) { return Model<T>::energy(x); }
 
 static int failures;
 static void check(const char *what, double got, double want, double tol) {
-  if (std::fabs(got - want) > tol * (1 + std::fabs(want))) {
+  if (!(std::fabs(got - want) <= tol * (1 + std::fabs(want)))) {
     std::printf("FAIL %s: got %.17g want %.17g\n", what, got, want);
     failures++;
   }

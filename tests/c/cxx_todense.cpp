@@ -70,8 +70,8 @@ int main() {
     for (int r = 0; r < N; r++) {
       double fd = (gp[r] - gm[r]) / 2e-5;
       checks += 2;
-      if (std::fabs(dense[c][r] - hc[r]) > 1e-12 * (1 + std::fabs(hc[r]))) bad++, std::printf("FAIL H[%d][%d]: %.17g vs %.17g\n", c, r, dense[c][r], hc[r]);
-      if (std::fabs(dense[c][r] - fd) > 1e-6 * (1 + std::fabs(fd))) bad++, std::printf("FAIL H[%d][%d] against differences: %.17g vs %.17g\n", c, r, dense[c][r], fd);
+      if (!(std::fabs(dense[c][r] - hc[r]) <= 1e-12 * (1 + std::fabs(hc[r])))) bad++, std::printf("FAIL H[%d][%d]: %.17g vs %.17g\n", c, r, dense[c][r], hc[r]);
+      if (!(std::fabs(dense[c][r] - fd) <= 1e-6 * (1 + std::fabs(fd)))) bad++, std::printf("FAIL H[%d][%d] against differences: %.17g vs %.17g\n", c, r, dense[c][r], fd);
     }
   }
   checks++;

@@ -13,7 +13,7 @@ static double f(double x, int n, double y) { return pow(x, n) * y + y * y; }
 
 static int failures;
 static void check(const char *what, double got, double want) {
-  if (fabs(got - want) > 1e-12 * (1 + fabs(want))) {
+  if (!(fabs(got - want) <= 1e-12 * (1 + fabs(want)))) {
     printf("FAIL %s: got %.17g want %.17g\n", what, got, want);
     failures++;
   }

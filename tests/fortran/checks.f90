@@ -7,7 +7,8 @@ contains
   subroutine check(what, got, expected, tol)
     character(*), intent(in) :: what
     real(8), intent(in) :: got, expected, tol
-    if (abs(got - expected) > tol * (1 + abs(expected))) then
+    ! Written so that a NaN fails.
+    if (.not. (abs(got - expected) <= tol * (1 + abs(expected)))) then
       failures = failures + 1
       print '(a, a, es24.16, a, es24.16)', what, ": got ", got, ", want ", expected
     end if

@@ -20,7 +20,7 @@ fn main() {
     let mut dx = [0.0; 5];
     let e = d_energy(&x, &mut dx, 1.0);
     let mut failures = 0;
-    if (e - energy(&x)).abs() > 1e-12 {
+    if !((e - energy(&x)).abs() <= 1e-12) {
         failures += 1;
     }
     for i in 0..5 {
@@ -31,7 +31,7 @@ fn main() {
         let mut tx = [0.0; 5];
         tx[i] = 1.0;
         let (_, t) = t_energy(&x, &tx);
-        if (dx[i] - fd).abs() > 1e-6 * (1.0 + fd.abs()) || (t - dx[i]).abs() > 1e-12 * (1.0 + t.abs()) {
+        if !((dx[i] - fd).abs() <= 1e-6 * (1.0 + fd.abs())) || !((t - dx[i]).abs() <= 1e-12 * (1.0 + t.abs())) {
             println!("FAIL d/dx{i}: reverse {}, forward {t}, finite difference {fd}", dx[i]);
             failures += 1;
         }

@@ -69,7 +69,8 @@ fn single(x: f32) -> f32 {
 }
 
 fn check(what: &str, got: f64, want: f64, tol: f64, failures: &mut u32) {
-    if (got - want).abs() > tol * (1.0 + want.abs()) {
+    // Written so that a NaN fails.
+    if !((got - want).abs() <= tol * (1.0 + want.abs())) {
         println!("FAIL {what}: got {got}, want {want}");
         *failures += 1;
     }

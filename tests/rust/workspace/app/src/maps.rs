@@ -3,7 +3,7 @@
 //! from empty through several resizes), keys removed and others inserted
 //! (deleted slots, so the table rehashes in place), values changed through
 //! `get_mut`, values held in pairs, slots with padding (`f32` values, `u8`
-//! keys), and a set of indices deduplicating which inputs count. Gradients against finite differences, forward mode
+//! keys), `String` keys (release builds), and a set of indices deduplicating which inputs count. Gradients against finite differences, forward mode
 //! against reverse.
 use enzyme::{autodiff_forward, autodiff_reverse};
 use std::collections::{HashMap, HashSet};
@@ -119,6 +119,90 @@ fn first(x: &[f64], idx: &[usize]) -> f64 {
     total + seen.len() as f64
 }
 
+// `String` keys (release builds; an unoptimised build still refuses some of
+// this code, by name): keys copied from constant text (`to_string` of a
+// `&str`, `String::from`, a slice of a `&str`), totals accumulated through
+// `entry`, values replaced by `insert` with the old value used (its `None`
+// payload is undefined and the product speculated), removed and inserted
+// under another key, changed through `get_mut`, read through `get` by `&str`.
+#[cfg(not(debug_assertions))]
+#[autodiff_reverse(d_words, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_words, Dual, Const, DualOnly)]
+fn words(x: &[f64], names: &[&str]) -> f64 {
+    let mut m: HashMap<String, f64> = HashMap::new();
+    let mut total = 0.0;
+    for (i, v) in x.iter().enumerate() {
+        let k = names[(i * 7 + 2) % names.len()].to_string();
+        *m.entry(k).or_insert(0.25) += v * v;
+        if let Some(old) = m.insert(String::from(names[i % names.len()]), v.sin()) {
+            total += old * v;
+        }
+    }
+    for (j, n) in names.iter().enumerate().step_by(3) {
+        if let Some(v) = m.remove(*n) {
+            m.insert(String::from(names[(j + 1) % names.len()]), v * 2.0);
+        }
+    }
+    if let Some(v) = m.get_mut(names[1]) {
+        *v = v.cos();
+    }
+    for (j, a) in names.iter().enumerate() {
+        if let Some(v) = m.get(*a) {
+            total += v * (j as f64 + 1.0);
+        }
+    }
+    total
+}
+
+// Few live `String` keys (four-byte slices of a text) while many come and
+// go: deleted slots, so inserting rehashes in place, swapping slots and the
+// `String`s' pointers in them.
+#[cfg(not(debug_assertions))]
+#[autodiff_reverse(d_word_churn, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_word_churn, Dual, Const, DualOnly)]
+fn word_churn(x: &[f64], text: &str) -> f64 {
+    let n = text.len() - 4;
+    let mut m: HashMap<String, f64> = HashMap::with_capacity(10);
+    let mut total = 0.0;
+    for round in 0..4 {
+        for (i, v) in x.iter().enumerate() {
+            let s = (i * 7 + round * 3) % n;
+            if let Some(old) = m.insert(text[s..s + 4].to_string(), v * (round as f64 + 1.0)) {
+                total += old * v;
+            }
+            if m.len() > 6 {
+                for back in 1..4 {
+                    let s = ((i + back) * 7 + round * 3) % n;
+                    if let Some(old) = m.remove(&text[s..s + 4]) {
+                        total += old.sin();
+                    }
+                }
+            }
+        }
+    }
+    total + m.values().map(|v| v * v).sum::<f64>()
+}
+
+#[cfg(not(debug_assertions))]
+fn check_string_keys(check: &mut dyn FnMut(&str, f64, f64, f64)) {
+    let names = ["alpha", "beta", "gamma", "delta", "epsilon", "z", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu"];
+    let text = "the quick brown fox jumps over the lazy dog while seven wizards quietly hex jumbo crates";
+    for n in [3, 12, 40] {
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() + 0.2).collect();
+        let (mut dw, mut dc) = (vec![0.0; n], vec![0.0; n]);
+        d_words(&x, &mut dw, &names, 1.0);
+        d_word_churn(&x, &mut dc, text, 1.0);
+        for i in 0..n {
+            check("HashMap<String, f64>: reverse vs finite differences", dw[i], central(&|x| words(x, &names), &x, i), 1e-6);
+            check("HashMap<String, f64> churn: reverse vs finite differences", dc[i], central(&|x| word_churn(x, text), &x, i), 1e-6);
+            let mut tx = vec![0.0; n];
+            tx[i] = 1.0;
+            check("HashMap<String, f64>: forward vs reverse", t_words(&x, &tx, &names), dw[i], 1e-12);
+            check("HashMap<String, f64> churn: forward vs reverse", t_word_churn(&x, &tx, text), dc[i], 1e-12);
+        }
+    }
+}
+
 fn central(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
     let h = 1e-6;
     let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
@@ -129,6 +213,8 @@ fn central(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
 
 /// Checks them through `check(what, got, want, tolerance)`.
 pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
+    #[cfg(not(debug_assertions))]
+    check_string_keys(check);
     for (n, keys) in [(3, 2), (20, 7), (90, 40)] {
         let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).cos() * 0.8).collect();
         let mut dx = vec![0.0; n];
