@@ -507,10 +507,26 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
 /// type has a pointer: `store ptr (inttoptr i64 %len)`). Such a store moves
 /// an integer.
 pub(crate) fn integer_stored_as_pointer(v: Value) -> Option<Value> {
+    let x = integer_behind(v)?;
+    users(v).into_iter().all(|u| opcode(u) == LLVMOpcode::LLVMStore && operand(u, 0) == v).then_some(x)
+}
+
+/// Whether pointer `v` is a phi or select one of whose choices is an
+/// integer made a pointer (see [`integer_behind`]): unoptimised Rust keeps
+/// an enum's variants in shared slots, a `String`'s length in one variant
+/// where another has a reference.
+pub(crate) fn chooses_integer(v: Value) -> bool {
+    is_instruction(v)
+        && matches!(opcode(v), LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMSelect)
+        && chosen_values(v).into_iter().any(|c| integer_behind(c).is_some())
+}
+
+/// The integer `v` is made from, when `v` is an `inttoptr` of an integer
+/// that is not (through phis, selects and `freeze`) a pointer's bits.
+fn integer_behind(v: Value) -> Option<Value> {
     if !is_instruction(v) || opcode(v) != LLVMOpcode::LLVMIntToPtr {
         return None;
     }
-    let only_stored = users(v).into_iter().all(|u| opcode(u) == LLVMOpcode::LLVMStore && operand(u, 0) == v);
     let x = operand(v, 0);
     let mut work = vec![x];
     let mut seen = std::collections::HashSet::new();
@@ -526,7 +542,7 @@ pub(crate) fn integer_stored_as_pointer(v: Value) -> Option<Value> {
             _ => {}
         }
     }
-    only_stored.then_some(x)
+    Some(x)
 }
 
 /// A constant address in the first page (`inttoptr (i64 8 to ptr)`) or the

@@ -366,6 +366,15 @@ fn analyze_once(
                     let s = m.status(p);
                     if ir::is_real(vt) {
                         m.check_float_write(i, v, p, "store");
+                    } else if ir::is_pointer(vt)
+                        && s == PtrStatus::Shadowed
+                        && ir::chooses_integer(v)
+                        && crate::swiss_tables::elem_at(p, ir::store_size(f, vt)) == Some(Elem::Int)
+                    {
+                        // Into a hash table's integer field (every other access
+                        // says so), a value that is an integer on some path: the
+                        // field's bits, whatever the path, are an integer's.
+                        m.int_stores_mirrored.insert(i);
                     } else if ir::is_pointer(vt) {
                         if !is_local(root_of(p), &kind_of) {
                             // The blocks outlive the function: their shadows go

@@ -249,6 +249,11 @@ fn evidence(i: Value) -> Option<Elem> {
         _ => return None,
     };
     if ir::is_pointer(t) {
+        // A slot an enum's variants share (an integer in one, a pointer in
+        // another) says nothing of the field it is stored to.
+        if stored.is_some_and(ir::chooses_integer) {
+            return None;
+        }
         return Some(Elem::Ptr);
     }
     if ir::is_float(t) {
@@ -767,6 +772,37 @@ mod tests {
         let slot_named = |n: &str| found.iter().find(|(m, _)| m == n).expect("named").1;
         assert!(slot_named("slot") && slot_named("v") && slot_named("ev"));
         assert!(!slot_named("g") && !slot_named("other"));
+    }
+
+    /// Unoptimised Rust keeps an enum's variants in shared slots: the key
+    /// stored is an integer made a pointer on one path and a reference on
+    /// the other, while every read of the field uses it as an integer.
+    #[test]
+    fn a_shared_slot_choosing_an_integer_says_nothing_of_the_field() {
+        let layout_with = |other: &str| {
+            let ir = format!(
+                "target datalayout = \"e-m:e-i64:64-n8:16:32:64-S128\"\n\
+                 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n\
+                 define void @f(ptr %ctrl, ptr %r, i1 %c, i64 %i, i64 %j, i64 %k, double %x) {{\n\
+                 entry:\n  %made = inttoptr i64 %k to ptr\n  br i1 %c, label %a, label %b\n\
+                 a:\n  br label %b\n\
+                 b:\n  %key = phi ptr [ {other}, %entry ], [ %r, %a ]\n  %not = xor i64 %i, -1\n  \
+                 %off = shl i64 %not, 4\n  %slot = getelementptr inbounds i8, ptr %ctrl, i64 %off\n  \
+                 store ptr %key, ptr %slot\n  %v = getelementptr inbounds i8, ptr %slot, i64 8\n  \
+                 store double %x, ptr %v\n  %neg = sub i64 0, %j\n  \
+                 %e = getelementptr inbounds {{ i64, double }}, ptr %ctrl, i64 %neg\n  \
+                 %ek = getelementptr inbounds i8, ptr %e, i64 -16\n  %rk = load i64, ptr %ek\n  \
+                 %same = icmp eq i64 %rk, %k\n  %g = getelementptr inbounds nuw i8, ptr %ctrl, i64 %j\n  \
+                 %z = zext i1 %same to i8\n  store i8 %z, ptr %g\n  \
+                 %dnot = xor i64 %j, -1\n  %doff = shl i64 %dnot, 4\n  \
+                 %dst = getelementptr inbounds i8, ptr %ctrl, i64 %doff\n  \
+                 call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %slot, i64 16, i1 false)\n  ret void\n}}\n"
+            );
+            with_function(&ir, |f| calls(f).into_iter().map(copy_layout).collect::<Vec<_>>())
+        };
+        assert_eq!(layout_with("%made"), vec![Some(CopyLayout::Fields(vec![(0, 8, Elem::Int), (8, 8, Elem::F64)]))]);
+        // A phi of pointers only is a pointer stored: the field contradicts itself.
+        assert_eq!(layout_with("null"), vec![None]);
     }
 
     #[test]

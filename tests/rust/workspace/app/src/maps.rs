@@ -3,7 +3,7 @@
 //! from empty through several resizes), keys removed and others inserted
 //! (deleted slots, so the table rehashes in place), values changed through
 //! `get_mut`, values held in pairs, slots with padding (`f32` values, `u8`
-//! keys), `String` keys (release builds), and a set of indices deduplicating which inputs count. Gradients against finite differences, forward mode
+//! keys), `String` keys, and a set of indices deduplicating which inputs count. Gradients against finite differences, forward mode
 //! against reverse.
 use enzyme::{autodiff_forward, autodiff_reverse};
 use std::collections::{HashMap, HashSet};
@@ -119,13 +119,11 @@ fn first(x: &[f64], idx: &[usize]) -> f64 {
     total + seen.len() as f64
 }
 
-// `String` keys (release builds; an unoptimised build still refuses some of
-// this code, by name): keys copied from constant text (`to_string` of a
+// `String` keys: keys copied from constant text (`to_string` of a
 // `&str`, `String::from`, a slice of a `&str`), totals accumulated through
 // `entry`, values replaced by `insert` with the old value used (its `None`
 // payload is undefined and the product speculated), removed and inserted
 // under another key, changed through `get_mut`, read through `get` by `&str`.
-#[cfg(not(debug_assertions))]
 #[autodiff_reverse(d_words, Duplicated, Const, ActiveOnly)]
 #[autodiff_forward(t_words, Dual, Const, DualOnly)]
 fn words(x: &[f64], names: &[&str]) -> f64 {
@@ -157,7 +155,6 @@ fn words(x: &[f64], names: &[&str]) -> f64 {
 // Few live `String` keys (four-byte slices of a text) while many come and
 // go: deleted slots, so inserting rehashes in place, swapping slots and the
 // `String`s' pointers in them.
-#[cfg(not(debug_assertions))]
 #[autodiff_reverse(d_word_churn, Duplicated, Const, ActiveOnly)]
 #[autodiff_forward(t_word_churn, Dual, Const, DualOnly)]
 fn word_churn(x: &[f64], text: &str) -> f64 {
@@ -183,7 +180,6 @@ fn word_churn(x: &[f64], text: &str) -> f64 {
     total + m.values().map(|v| v * v).sum::<f64>()
 }
 
-#[cfg(not(debug_assertions))]
 fn check_string_keys(check: &mut dyn FnMut(&str, f64, f64, f64)) {
     let names = ["alpha", "beta", "gamma", "delta", "epsilon", "z", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu"];
     let text = "the quick brown fox jumps over the lazy dog while seven wizards quietly hex jumbo crates";
@@ -213,8 +209,7 @@ fn central(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
 
 /// Checks them through `check(what, got, want, tolerance)`.
 pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
-    #[cfg(not(debug_assertions))]
-    check_string_keys(check);
+        check_string_keys(check);
     for (n, keys) in [(3, 2), (20, 7), (90, 40)] {
         let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).cos() * 0.8).collect();
         let mut dx = vec![0.0; n];
