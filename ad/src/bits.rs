@@ -621,7 +621,7 @@ fn slot_move_store(load: Value) -> Option<Value> {
     }
     let store = only_store_of(load)?;
     let bytes = ir::store_size(ir::parent_function(load), ir::type_of(load));
-    let mixed = |p: Value| crate::swiss_tables::holds_untyped_fields(p, bytes);
+    let mixed = |p: Value| crate::swiss_tables::holds_non_integer_fields(p, bytes);
     (mixed(ir::operand(load, 0)) || mixed(ir::operand(store, 1))).then_some(store)
 }
 

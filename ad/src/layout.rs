@@ -6,7 +6,7 @@
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 
-use crate::ir::{self, constant_root, Value};
+use crate::ir::{self, Value};
 use crate::kind::Elem;
 use crate::markers::type_hint;
 
@@ -679,60 +679,6 @@ pub(crate) fn flatten(
 /// The data layout of the module holding function `f`.
 pub(crate) fn data_layout(f: Value) -> llvm_sys::target::LLVMTargetDataRef {
     unsafe { llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)) }
-}
-
-/// Whether a copy from memory without a shadow into shadowed memory moves
-/// no pointers (whose shadows the shadow would need): its source is a
-/// global whose type holds none, Rust byte data, or its layout says so. The
-/// shadow of what it writes is zeroed: right for the floats and integers of
-/// constant memory; a pointer there would get a null shadow, which faults
-/// where it is used (a crash, never a wrong derivative).
-pub(crate) fn copies_no_pointers(i: Value) -> bool {
-    let td = data_layout(ir::parent_function(i));
-    if let Some(g) = constant_root(ir::operand(i, 1)) {
-        let mut fields = Vec::new();
-        if flatten(unsafe { LLVMGlobalGetValueType(g) }, 0, td, &mut fields) {
-            return fields.iter().all(|(_, _, e)| *e != Elem::Ptr);
-        }
-        if holds_integer_data(g) {
-            return true;
-        }
-    }
-    if references_byte_data(root_of(ir::operand(i, 1))) || copies_rust_bytes(i) {
-        return true;
-    }
-    match copy_layout(i, td) {
-        Some(CopyLayout::Uniform(e)) => e != Elem::Ptr,
-        Some(CopyLayout::Fields(fs)) => fs.iter().all(|(_, _, e)| *e != Elem::Ptr),
-        None => false,
-    }
-}
-
-/// Whether copy `i` is Rust's `core::ptr::copy_nonoverlapping::<u8>` (or
-/// `copy::<u8>`), by its debug location (an unoptimised build keeps no
-/// `!align` on the source: see [`references_byte_data`]). Generic code also
-/// moves other types as bytes this way; for a copy from memory without a
-/// shadow that is still constants copied, floats included.
-fn copies_rust_bytes(i: Value) -> bool {
-    ir::debug_function_name(i).is_some_and(|(name, linkage)| {
-        linkage.starts_with("_ZN4core")
-            && matches!(name.as_str(), "copy_nonoverlapping<u8>" | "copy<u8>" | "copy_nonoverlapping<i8>" | "copy<i8>")
-    })
-}
-
-/// Whether `p` is a reference loaded from memory to data aligned to one byte
-/// (rustc's `!align !{i64 1}` on the load: a `&str`, a `&[u8]`). Types that
-/// hold pointers are aligned as pointers are (only a `#[repr(packed)]` struct
-/// is not), so such data holds bytes, or floats copied as constants.
-fn references_byte_data(p: Value) -> bool {
-    if !ir::is_instruction(p) || ir::opcode(p) != LLVMOpcode::LLVMLoad || !ir::is_pointer(ir::type_of(p)) {
-        return false;
-    }
-    metadata(p, "align").is_some_and(|md| {
-        md_operands(md)
-            .first()
-            .is_some_and(|&c| unsafe { !LLVMIsAConstantInt(c).is_null() && LLVMConstIntGetZExtValue(c) == 1 })
-    })
 }
 
 /// A constant global whose initializer is a flat array of integers (a C

@@ -21,6 +21,7 @@ mod affine;
 mod batch;
 mod bits;
 mod body;
+mod byte_data;
 mod call_site;
 mod cfg;
 mod checkpoint;

@@ -22,13 +22,14 @@ use llvm_sys::core::*;
 use llvm_sys::target::LLVMGetModuleDataLayout;
 use llvm_sys::LLVMOpcode;
 
+pub(crate) use crate::byte_data::copies_no_pointers;
 use crate::cfg::Cfg;
 pub(crate) use crate::ir::constant_root;
 use crate::ir::{self, Value};
 pub(crate) use crate::kind::Elem;
 use crate::kind::{contains_float, Kind};
-pub(crate) use crate::layout::{copies_no_pointers, copy_layout, data_layout, realloc_elem, root_of, CopyLayout};
 use crate::layout::{copies_only_integers, flatten};
+pub(crate) use crate::layout::{copy_layout, data_layout, realloc_elem, root_of, CopyLayout};
 pub(crate) use crate::markers::type_hint;
 use crate::request::Mode;
 
@@ -201,9 +202,10 @@ impl Memory {
 }
 
 /// The hint when such a pointer goes into a hash table's slot.
-const TABLE_POINTER_HELP: &str = "the pointer goes into a hash table's slot: a `HashMap` or `HashSet` whose keys or \
-     values are references or `String`s is not supported yet in differentiated code; key the table by an integer \
-     instead (an index per name, a `u64` id)";
+const TABLE_POINTER_HELP: &str = "the pointer goes into a hash table's slot, and nothing shows that it points to \
+     bytes without derivatives: `&str` keys work when they are read from a `&str` parameter or (in an optimised \
+     build) from a `&[&str]`, and `String` keys work; otherwise key the table by an integer (an index per name, a \
+     `u64` id)";
 
 const DUP_HELP: &str = "pass the pointer with `enzyme_dup` (value, then shadow) so its memory is differentiated, \
                         or keep active values out of memory without a shadow";
@@ -398,6 +400,12 @@ fn analyze_once(
                         match (s, sv) {
                             (PtrStatus::Shadowed, PtrStatus::Shadowed) => {}
                             (PtrStatus::Shadowed, _) if is_null_like(v) || is_inert_constant(v) => {}
+                            (PtrStatus::Shadowed, PtrStatus::Constant) if crate::byte_data::points_to_bytes(v) => {
+                                // A string's bytes without derivatives (a `&str`
+                                // key): its shadow is null, never read (floats are
+                                // not read through a pointer to bytes).
+                                m.int_stores_clearing.insert(i);
+                            }
                             (PtrStatus::Constant, PtrStatus::Constant) => {}
                             (PtrStatus::Unknown(_), PtrStatus::Constant) => {}
                             (PtrStatus::Shadowed, _) => m.problem(

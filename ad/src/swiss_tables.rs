@@ -670,7 +670,7 @@ pub(crate) fn elem_at(p: Value, size: u64) -> Option<Elem> {
 /// Whether the `size` bytes at `p` are fields of a Swiss table's slots that
 /// are not all integers (a key and a float value moved together, a float
 /// value or a `String`'s pointer moved alone).
-pub(crate) fn holds_untyped_fields(p: Value, size: u64) -> bool {
+pub(crate) fn holds_non_integer_fields(p: Value, size: u64) -> bool {
     fields_near(p, size).is_some_and(|fields| fields.iter().any(|f| f.2 != Elem::Int))
 }
 

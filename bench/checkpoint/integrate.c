@@ -103,7 +103,7 @@ static int check(void) {
     else
       pa[j - 2 * M] += h, pb[j - 2 * M] -= h;
     double fd = (plain(xa, pa) - plain(xb, pb)) / (2 * h), g = j < 2 * M ? rx[j] : rp[j - 2 * M];
-    if (fabs(fd - g) > 1e-6 * (1 + fabs(g)))
+    if (!(fabs(fd - g) <= 1e-6 * (1 + fabs(g))))
       printf("plain: input %d: %.15g, central difference %.15g\n", j, g, fd), bad++;
   }
   for (unsigned v = 0; v < 4; v++) {
@@ -112,7 +112,7 @@ static int check(void) {
     gradient(checkpointed, gx, gp);
     for (int j = 0; j < 3 * M; j++) {
       double g = j < 2 * M ? gx[j] : gp[j - 2 * M], r = j < 2 * M ? rx[j] : rp[j - 2 * M];
-      if (fabs(g - r) > 1e-10 * (1 + fabs(r)))
+      if (!(fabs(g - r) <= 1e-10 * (1 + fabs(r))))
         printf("%s: input %d: %.15g, plain reverse %.15g\n", variants[v], j, g, r), bad++;
     }
   }

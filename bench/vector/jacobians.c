@@ -152,7 +152,7 @@ static int failures;
 
 static void check_same(const char *what, const double *got, const double *want, size_t n) {
   for (size_t k = 0; k < n; k++)
-    if (fabs(got[k] - want[k]) > 1e-12 * (1 + fabs(want[k]))) {
+    if (!(fabs(got[k] - want[k]) <= 1e-12 * (1 + fabs(want[k])))) {
       printf("FAIL %s: entry %zu is %.17g, want %.17g\n", what, k, got[k], want[k]);
       failures++;
       return;
@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
       *v = v0;
       for (int r = 0; r < BA_OUT; r++) {
         double fd = (ep[r] - em[r]) / (2 * h), ad = ba_ref[o * BA_OUT * BA_IN + r * BA_IN + c];
-        if (fabs(fd - ad) > 1e-5 * (1 + fabs(ad))) {
+        if (!(fabs(fd - ad) <= 1e-5 * (1 + fabs(ad)))) {
           printf("FAIL ba finite difference: observation %d, entry (%d, %d): %.10g vs %.10g\n", o, r, c, ad, fd);
           failures++;
         }
@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
     rhs(yp, fp), rhs(ym, fm);
     for (int r = 0; r < DIM; r++) {
       double fd = (fp[r] - fm[r]) / (2 * h), ad = ode_ref[r * DIM + c];
-      if (fabs(fd - ad) > 1e-5 * (1 + fabs(ad))) {
+      if (!(fabs(fd - ad) <= 1e-5 * (1 + fabs(ad)))) {
         printf("FAIL ode finite difference: entry (%d, %d): %.10g vs %.10g\n", r, c, ad, fd);
         failures++;
       }

@@ -235,8 +235,9 @@ struct Expansion {
     out_tys: Vec<Tokens>,
     unsafe_fn: bool,
     /// Type hints the shim gives the engine before the primal call: what a
-    /// slice or reference of floats points to (`__enzyme_double(p)`), so
-    /// copies out of it (`to_vec`) are typed.
+    /// slice or reference of floats points to (`__enzyme_double(p)`), or a
+    /// string's bytes (`__enzyme_integer(p)`), so copies out of it (`to_vec`,
+    /// `to_string`) are typed.
     hints: Vec<Tokens>,
 }
 
@@ -246,15 +247,16 @@ impl Expansion {
         self.call_tys.push(ty);
     }
 
-    /// The memory at shim parameter `arg` holds `elem` (a float, or an array
-    /// of floats): say so to the engine. Other types (generic ones too) say
-    /// nothing.
+    /// The memory at shim parameter `arg` holds `elem` (a float, an array of
+    /// floats, or bytes): say so to the engine. Other types (generic ones
+    /// too) say nothing.
     fn hint(&mut self, arg: &Ident, elem: &Tokens) {
         let t = elem.to_string().replace(' ', "");
         let scalar = t.strip_prefix('[').and_then(|r| r.split(';').next()).unwrap_or(&t);
         let hint = match scalar {
             "f64" => quote!(__enzyme_double),
             "f32" => quote!(__enzyme_float),
+            "u8" => quote!(__enzyme_integer),
             _ => return,
         };
         self.hints.push(quote!(unsafe { #hint(#arg as *const ::core::ffi::c_void); }));
@@ -586,6 +588,7 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
                 fn __enzyme_entry();
                 fn __enzyme_double(p: *const ::core::ffi::c_void, ...);
                 fn __enzyme_float(p: *const ::core::ffi::c_void, ...);
+                fn __enzyme_integer(p: *const ::core::ffi::c_void, ...);
             }
             let __shim: fn(#(#shim_tys),*) = |#(#shim_params),*| #shim_body;
             #(#before)*
@@ -710,6 +713,8 @@ fn lower_param(mode: Mode, width: usize, p: &Param, x: &mut Expansion) {
             // Its bytes and its length, both constant; rebuilt as a `str`.
             let ptr_ty = if *mutable { quote!(*mut u8) } else { quote!(*const u8) };
             let len = format_ident!("{}_len", arg);
+            // Its memory holds bytes: what a key copied or kept from it holds.
+            x.hint(&arg, &quote!(u8));
             x.shim_params.push(quote!(#arg: #ptr_ty));
             x.shim_params.push(quote!(#len: usize));
             x.shim_tys.push(ptr_ty.clone());

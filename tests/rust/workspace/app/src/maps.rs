@@ -3,7 +3,7 @@
 //! from empty through several resizes), keys removed and others inserted
 //! (deleted slots, so the table rehashes in place), values changed through
 //! `get_mut`, values held in pairs, slots with padding (`f32` values, `u8`
-//! keys), `String` keys, and a set of indices deduplicating which inputs count. Gradients against finite differences, forward mode
+//! keys), `String` and `&str` keys, and a set of indices deduplicating which inputs count. Gradients against finite differences, forward mode
 //! against reverse.
 use enzyme::{autodiff_forward, autodiff_reverse};
 use std::collections::{HashMap, HashSet};
@@ -180,6 +180,39 @@ fn word_churn(x: &[f64], text: &str) -> f64 {
     total + m.values().map(|v| v * v).sum::<f64>()
 }
 
+// `&str` keys: the words of a `&str` parameter (`split_whitespace`).
+#[autodiff_reverse(d_word_weights, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_word_weights, Dual, Const, DualOnly)]
+fn word_weights(x: &[f64], text: &str) -> f64 {
+    let mut m: HashMap<&str, f64> = HashMap::new();
+    for (i, w) in text.split_whitespace().enumerate() {
+        *m.entry(w).or_insert(0.5) += x[i % x.len()] * x[(i + 1) % x.len()];
+    }
+    let mut total = 0.0;
+    for (j, w) in text.split_whitespace().enumerate() {
+        if let Some(v) = m.get(w) {
+            total += v.sin() * (j as f64 + 1.0);
+        }
+    }
+    total
+}
+
+// `&str` keys read from a `&[&str]`, a replaced value moved to another key
+// (optimised builds: unoptimised code loads the names without the mark that
+// says they point to bytes, and is refused).
+#[cfg(not(debug_assertions))]
+#[autodiff_reverse(d_name_moves, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_name_moves, Dual, Const, DualOnly)]
+fn name_moves(x: &[f64], names: &[&str]) -> f64 {
+    let mut m: HashMap<&str, f64> = HashMap::new();
+    for (i, v) in x.iter().enumerate() {
+        if let Some(old) = m.insert(names[(i * 3) % names.len()], v * v) {
+            m.insert(names[(i * 3 + 1) % names.len()], old * v);
+        }
+    }
+    names.iter().map(|n| m.get(n).copied().unwrap_or(0.0)).sum::<f64>()
+}
+
 fn check_string_keys(check: &mut dyn FnMut(&str, f64, f64, f64)) {
     let names = ["alpha", "beta", "gamma", "delta", "epsilon", "z", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu"];
     let text = "the quick brown fox jumps over the lazy dog while seven wizards quietly hex jumbo crates";
@@ -195,6 +228,25 @@ fn check_string_keys(check: &mut dyn FnMut(&str, f64, f64, f64)) {
             tx[i] = 1.0;
             check("HashMap<String, f64>: forward vs reverse", t_words(&x, &tx, &names), dw[i], 1e-12);
             check("HashMap<String, f64> churn: forward vs reverse", t_word_churn(&x, &tx, text), dc[i], 1e-12);
+        }
+        let mut dk = vec![0.0; n];
+        d_word_weights(&x, &mut dk, text, 1.0);
+        for i in 0..n {
+            check("HashMap<&str, f64>: reverse vs finite differences", dk[i], central(&|x| word_weights(x, text), &x, i), 1e-6);
+            let mut tx = vec![0.0; n];
+            tx[i] = 1.0;
+            check("HashMap<&str, f64>: forward vs reverse", t_word_weights(&x, &tx, text), dk[i], 1e-12);
+        }
+        #[cfg(not(debug_assertions))]
+        {
+            let mut dm = vec![0.0; n];
+            d_name_moves(&x, &mut dm, &names, 1.0);
+            for i in 0..n {
+                check("HashMap<&str, f64> from &[&str]: reverse vs finite differences", dm[i], central(&|x| name_moves(x, &names), &x, i), 1e-6);
+                let mut tx = vec![0.0; n];
+                tx[i] = 1.0;
+                check("HashMap<&str, f64> from &[&str]: forward vs reverse", t_name_moves(&x, &tx, &names), dm[i], 1e-12);
+            }
         }
     }
 }
