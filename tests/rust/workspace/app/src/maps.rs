@@ -213,40 +213,62 @@ fn name_moves(x: &[f64], names: &[&str]) -> f64 {
     names.iter().map(|n| m.get(n).copied().unwrap_or(0.0)).sum::<f64>()
 }
 
+/// Checks the gradient `grad` gives at `x` against central differences of
+/// `f` (1e-6), and the tangents `tangent` gives along each axis against it
+/// (1e-12).
+fn check_both(
+    check: &mut dyn FnMut(&str, f64, f64, f64),
+    what: &str,
+    x: &[f64],
+    f: &dyn Fn(&[f64]) -> f64,
+    grad: &dyn Fn(&[f64], &mut [f64]),
+    tangent: &dyn Fn(&[f64], &[f64]) -> f64,
+) {
+    let mut dx = vec![0.0; x.len()];
+    grad(x, &mut dx);
+    for i in 0..x.len() {
+        check(&format!("{what}: reverse vs finite differences"), dx[i], central(f, x, i), 1e-6);
+        let mut tx = vec![0.0; x.len()];
+        tx[i] = 1.0;
+        check(&format!("{what}: forward vs reverse"), tangent(x, &tx), dx[i], 1e-12);
+    }
+}
+
+/// A function, its gradient and its tangent, under a name.
+type Case = (&'static str, fn(&[f64]) -> f64, fn(&[f64], &mut [f64]), fn(&[f64], &[f64]) -> f64);
+
+const NAMES: [&str; 13] =
+    ["alpha", "beta", "gamma", "delta", "epsilon", "z", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu"];
+const TEXT: &str = "the quick brown fox jumps over the lazy dog while seven wizards quietly hex jumbo crates";
+
 fn check_string_keys(check: &mut dyn FnMut(&str, f64, f64, f64)) {
-    let names = ["alpha", "beta", "gamma", "delta", "epsilon", "z", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu"];
-    let text = "the quick brown fox jumps over the lazy dog while seven wizards quietly hex jumbo crates";
+    #[cfg_attr(debug_assertions, allow(unused_mut))]
+    let mut cases: Vec<Case> = vec![
+        ("HashMap<String, f64>", |x| words(x, &NAMES), |x, dx| d_words(x, dx, &NAMES, 1.0), |x, tx| t_words(x, tx, &NAMES)),
+        (
+            "HashMap<String, f64> churn",
+            |x| word_churn(x, TEXT),
+            |x, dx| d_word_churn(x, dx, TEXT, 1.0),
+            |x, tx| t_word_churn(x, tx, TEXT),
+        ),
+        (
+            "HashMap<&str, f64>",
+            |x| word_weights(x, TEXT),
+            |x, dx| d_word_weights(x, dx, TEXT, 1.0),
+            |x, tx| t_word_weights(x, tx, TEXT),
+        ),
+    ];
+    #[cfg(not(debug_assertions))]
+    cases.push((
+        "HashMap<&str, f64> from &[&str]",
+        |x| name_moves(x, &NAMES),
+        |x, dx| d_name_moves(x, dx, &NAMES, 1.0),
+        |x, tx| t_name_moves(x, tx, &NAMES),
+    ));
     for n in [3, 12, 40] {
         let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() + 0.2).collect();
-        let (mut dw, mut dc) = (vec![0.0; n], vec![0.0; n]);
-        d_words(&x, &mut dw, &names, 1.0);
-        d_word_churn(&x, &mut dc, text, 1.0);
-        for i in 0..n {
-            check("HashMap<String, f64>: reverse vs finite differences", dw[i], central(&|x| words(x, &names), &x, i), 1e-6);
-            check("HashMap<String, f64> churn: reverse vs finite differences", dc[i], central(&|x| word_churn(x, text), &x, i), 1e-6);
-            let mut tx = vec![0.0; n];
-            tx[i] = 1.0;
-            check("HashMap<String, f64>: forward vs reverse", t_words(&x, &tx, &names), dw[i], 1e-12);
-            check("HashMap<String, f64> churn: forward vs reverse", t_word_churn(&x, &tx, text), dc[i], 1e-12);
-        }
-        let mut dk = vec![0.0; n];
-        d_word_weights(&x, &mut dk, text, 1.0);
-        for i in 0..n {
-            check("HashMap<&str, f64>: reverse vs finite differences", dk[i], central(&|x| word_weights(x, text), &x, i), 1e-6);
-            let mut tx = vec![0.0; n];
-            tx[i] = 1.0;
-            check("HashMap<&str, f64>: forward vs reverse", t_word_weights(&x, &tx, text), dk[i], 1e-12);
-        }
-        #[cfg(not(debug_assertions))]
-        {
-            let mut dm = vec![0.0; n];
-            d_name_moves(&x, &mut dm, &names, 1.0);
-            for i in 0..n {
-                check("HashMap<&str, f64> from &[&str]: reverse vs finite differences", dm[i], central(&|x| name_moves(x, &names), &x, i), 1e-6);
-                let mut tx = vec![0.0; n];
-                tx[i] = 1.0;
-                check("HashMap<&str, f64> from &[&str]: forward vs reverse", t_name_moves(&x, &tx, &names), dm[i], 1e-12);
-            }
+        for &(what, f, grad, tangent) in &cases {
+            check_both(check, what, &x, &f, &grad, &tangent);
         }
     }
 }
@@ -261,7 +283,7 @@ fn central(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
 
 /// Checks them through `check(what, got, want, tolerance)`.
 pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
-        check_string_keys(check);
+    check_string_keys(check);
     for (n, keys) in [(3, 2), (20, 7), (90, 40)] {
         let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).cos() * 0.8).collect();
         let mut dx = vec![0.0; n];
