@@ -402,9 +402,10 @@ fn analyze_once(
                             (PtrStatus::Shadowed, _) if is_null_like(v) || is_inert_constant(v) => {}
                             (PtrStatus::Shadowed, PtrStatus::Constant) if crate::byte_data::points_to_bytes(v) => {
                                 // A string's bytes without derivatives (a `&str`
-                                // key): its shadow is null, never read (floats are
-                                // not read through a pointer to bytes).
-                                m.int_stores_clearing.insert(i);
+                                // key) are their own shadow, as integers are: a
+                                // shadow table keeps the primal's keys (searched,
+                                // copied), and no float is read through them.
+                                m.int_stores_mirrored.insert(i);
                             }
                             (PtrStatus::Constant, PtrStatus::Constant) => {}
                             (PtrStatus::Unknown(_), PtrStatus::Constant) => {}

@@ -481,7 +481,7 @@ impl<'g> Reverse<'g> {
             if self.mem.int_stores_mirrored.contains(&i) {
                 self.e.store_like(primal, self.sh.of(p), i);
             } else if ir::is_pointer(ir::type_of(v)) && self.mem.int_stores_clearing.contains(&i) {
-                // A pointer without shadow (to bytes): a null shadow beside it.
+                // An integer stored as a pointer over what may be floats: zero beside it.
                 self.e.store_like(self.e.zero(ir::type_of(v)), self.sh.of(p), i);
             } else if ir::is_pointer(ir::type_of(v))
                 && self.mem.status(p) == PtrStatus::Shadowed
