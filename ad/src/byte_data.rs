@@ -1,9 +1,10 @@
 //! Memory that holds bytes without derivatives: a Rust string's. Copies of
 //! it into shadowed memory (a `String` key made from a `&str`) zero the
 //! shadow, and pointers to it stored into shadowed memory (a `&str` key) are
-//! their own shadow, as integers are (a shadow table keeps the primal's keys). The evidence: a reference rustc marks `!align 1`, memory
-//! hinted `__enzyme_integer` (the enzyme crate's hint for a `&str`
-//! parameter), a constant string, or, in unoptimised code, a copy that is
+//! their own shadow, as integers are (a shadow table keeps the primal's
+//! keys). The evidence: a reference rustc marks `!align 1`, memory hinted
+//! `__enzyme_integer` (the enzyme crate's hint for a `&str` parameter), a
+//! constant string, or, in unoptimised code, a copy that is
 //! `core::ptr::copy_nonoverlapping::<u8>`.
 
 use llvm_sys::core::*;

@@ -29,12 +29,7 @@ pub(crate) const INT_ACCESS_HELP: &str =
 /// the function's own) every access of the same memory says so. Floats or
 /// pointers moved as integer bits would lose their derivative or shadow.
 pub(crate) fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
-    let t = if ir::opcode(i) == LLVMOpcode::LLVMLoad {
-        ir::type_of(i)
-    } else {
-        let v = ir::operand(i, 0);
-        ir::type_of(ir::integer_stored_as_pointer(v).unwrap_or(v))
-    };
+    let t = if ir::opcode(i) == LLVMOpcode::LLVMLoad { ir::type_of(i) } else { ir::type_of(ir::stored_value(i)) };
     // Integer vectors (what the vectoriser makes of copies) by their lanes.
     let Some((t, lanes)) = ir::int_lanes(t) else { return false };
     if lanes == 1 && ir::int_width(t) < 32 {

@@ -500,15 +500,18 @@ pub(crate) fn constant_root(mut v: Value) -> Option<Value> {
     None
 }
 
-/// The integer behind `v` when `v` is an integer that only travels as a
-/// pointer to be stored: an `inttoptr` whose every use stores it, of an
-/// integer that is not a pointer's bits. The optimiser merges stores of
+/// What store `store` writes, as far as the types of memory go: its value,
+/// or the integer behind it when the value is an integer that only travels
+/// as a pointer to be stored (an `inttoptr` whose every use stores it, of
+/// an integer that is not a pointer's bits). The optimiser merges stores of
 /// equal integers this way (a Rust `String`'s length stored where another
-/// type has a pointer: `store ptr (inttoptr i64 %len)`). Such a store moves
+/// type has a pointer: `store ptr (inttoptr i64 %len)`); such a store moves
 /// an integer.
-pub(crate) fn integer_stored_as_pointer(v: Value) -> Option<Value> {
-    let x = integer_behind(v)?;
-    users(v).into_iter().all(|u| opcode(u) == LLVMOpcode::LLVMStore && operand(u, 0) == v).then_some(x)
+pub(crate) fn stored_value(store: Value) -> Value {
+    let v = operand(store, 0);
+    integer_behind(v)
+        .filter(|_| users(v).into_iter().all(|u| opcode(u) == LLVMOpcode::LLVMStore && operand(u, 0) == v))
+        .unwrap_or(v)
 }
 
 /// Whether pointer `v` is a phi or select one of whose choices is an

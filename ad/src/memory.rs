@@ -361,9 +361,8 @@ fn analyze_once(
                 }
                 Kind::AtomicAdd => m.check_float_write(i, ops[1], ops[0], "atomic addition"),
                 Kind::Store => {
-                    let (v, p) = (ops[0], ops[1]);
                     // An integer stored as a pointer is stored as an integer.
-                    let v = ir::integer_stored_as_pointer(v).unwrap_or(v);
+                    let (v, p) = (ir::stored_value(i), ops[1]);
                     let vt = ir::type_of(v);
                     let s = m.status(p);
                     if ir::is_real(vt) {

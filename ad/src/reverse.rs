@@ -480,11 +480,9 @@ impl<'g> Reverse<'g> {
             let primal = self.map.get(&v).copied().unwrap_or(v);
             if self.mem.int_stores_mirrored.contains(&i) {
                 self.e.store_like(primal, self.sh.of(p), i);
-            } else if ir::is_pointer(ir::type_of(v)) && self.mem.int_stores_clearing.contains(&i) {
-                // An integer stored as a pointer over what may be floats: zero beside it.
-                self.e.store_like(self.e.zero(ir::type_of(v)), self.sh.of(p), i);
             } else if ir::is_pointer(ir::type_of(v))
                 && self.mem.status(p) == PtrStatus::Shadowed
+                // (An integer stored as a pointer: cleared in the reverse sweep, as integers are.)
                 && !self.mem.int_stores_clearing.contains(&i)
             {
                 let mut value = self.sh.of(v);

@@ -241,8 +241,7 @@ fn moved_bits(v: Value) -> bool {
 /// them (or says nothing).
 fn evidence(i: Value) -> Option<Elem> {
     // An integer stored as a pointer is evidence of an integer.
-    let stored = (ir::opcode(i) == LLVMOpcode::LLVMStore)
-        .then(|| ir::integer_stored_as_pointer(ir::operand(i, 0)).unwrap_or(ir::operand(i, 0)));
+    let stored = (ir::opcode(i) == LLVMOpcode::LLVMStore).then(|| ir::stored_value(i));
     let t = match ir::opcode(i) {
         LLVMOpcode::LLVMLoad => ir::type_of(i),
         LLVMOpcode::LLVMStore => ir::type_of(stored.expect("a store")),

@@ -35,12 +35,12 @@ pub(crate) fn may_be_undefined(v: Value) -> bool {
             if !LLVMIsAUndefValue(v).is_null() || !LLVMIsAPoisonValue(v).is_null() {
                 return true;
             }
-            if !LLVMIsAConstantAggregateZero(v).is_null() || !LLVMIsAConstant(v).is_null() && !is_aggregate_constant(v)
-            {
-                continue;
-            }
+            // Constant aggregates by their elements; other constants are defined.
             if is_aggregate_constant(v) {
                 work.extend((0..ir::operand_count(v)).map(|k| ir::operand(v, k)));
+                continue;
+            }
+            if !LLVMIsAConstant(v).is_null() {
                 continue;
             }
         }

@@ -607,6 +607,26 @@ fn expand_inner(mode: Mode, args: Punctuated<Expr, Token![,]>, f: ItemFn) -> Res
 /// The shim's parameter(s) for `p`, the entry point's arguments (marker,
 /// value, shadows), and the derivative's extra parameters or results.
 fn lower_param(mode: Mode, width: usize, p: &Param, x: &mut Expansion) {
+    if let Shape::Str { mutable } = p.shape {
+        // Its bytes, as a `[u8]` (constant, hinted to hold integers), rebuilt as a `str`.
+        let bytes = Param {
+            expr: p.expr.clone(),
+            decl: p.decl.clone(),
+            ty: p.ty.clone(),
+            shape: Shape::Slice { mutable, elem: syn::parse_quote!(u8) },
+            act: p.act,
+            span: p.span,
+            shadow: p.shadow.clone(),
+        };
+        lower_param(mode, width, &bytes, x);
+        let slice = x.rebuilt.pop().expect("a slice is rebuilt");
+        x.rebuilt.push(if mutable {
+            quote!(unsafe { ::core::str::from_utf8_unchecked_mut(#slice) })
+        } else {
+            quote!(unsafe { ::core::str::from_utf8_unchecked(#slice) })
+        });
+        return;
+    }
     let (expr, ty) = (&p.expr, &p.ty);
     // The primal parameter, followed by its shadows or tangents.
     x.d_params.push(p.decl.clone());
@@ -709,29 +729,7 @@ fn lower_param(mode: Mode, width: usize, p: &Param, x: &mut Expansion) {
                 x.arg(value, quote!(*mut #inner));
             }
         }
-        Shape::Str { mutable } => {
-            // Its bytes and its length, both constant; rebuilt as a `str`.
-            let ptr_ty = if *mutable { quote!(*mut u8) } else { quote!(*const u8) };
-            let len = format_ident!("{}_len", arg);
-            // Its memory holds bytes: what a key copied or kept from it holds.
-            x.hint(&arg, &quote!(u8));
-            x.shim_params.push(quote!(#arg: #ptr_ty));
-            x.shim_params.push(quote!(#len: usize));
-            x.shim_tys.push(ptr_ty.clone());
-            x.shim_tys.push(quote!(usize));
-            x.rebuilt.push(if *mutable {
-                quote!(unsafe {
-                    ::core::str::from_utf8_unchecked_mut(::core::slice::from_raw_parts_mut(#arg, #len))
-                })
-            } else {
-                quote!(unsafe { ::core::str::from_utf8_unchecked(::core::slice::from_raw_parts(#arg, #len)) })
-            });
-            let value = if *mutable { quote!(#expr.as_mut_ptr()) } else { quote!(#expr.as_ptr()) };
-            x.marker("enzyme_const");
-            x.arg(value, ptr_ty);
-            x.marker("enzyme_const");
-            x.arg(quote!(#expr.len()), quote!(usize));
-        }
+        Shape::Str { .. } => unreachable!("lowered as a slice above"),
         Shape::Slice { mutable, elem } => {
             let ptr_ty = if *mutable { quote!(*mut #elem) } else { quote!(*const #elem) };
             let len = format_ident!("{}_len", arg);
