@@ -142,8 +142,11 @@ impl Reverse<'_> {
                         let helper = adjoint_move_function(self.g.module(), elem);
                         self.e.call(helper, &mut [ns, os, count]);
                     }
-                    let free = libc_function(self.g.module(), "free");
-                    self.e.call(free, &mut [ns]);
+                    // (A block linked into a structure: kept to the end, see `keep_grown_shadow`.)
+                    if self.shadow_freed_with_allocation(i) {
+                        let free = libc_function(self.g.module(), "free");
+                        self.e.call(free, &mut [ns]);
+                    }
                 }
                 return;
             }

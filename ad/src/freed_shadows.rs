@@ -37,6 +37,26 @@ impl Reverse<'_> {
         };
         let dealloc = crate::runtime::function_named(self.g.module(), dealloc);
         let s = self.sh.of(p);
+        self.keep_shadow(s, dealloc);
+    }
+
+    /// Forward sweep, at primal `realloc` `i` of a block linked into a
+    /// structure: the old block's shadow, which the reverse of `i` still
+    /// needs and the reverse of no allocation frees, is kept for the end of
+    /// the reverse sweep. (The shadow of the block `i` makes is kept the
+    /// same way by the next `realloc`, or where the primal frees it.)
+    pub(crate) fn keep_grown_shadow(&mut self, i: Value) {
+        if !self.sh.sh.contains_key(&i) || self.shadow_freed_with_allocation(i) {
+            return;
+        }
+        let old = self.sh.of(ir::operand(i, 0));
+        let free = crate::runtime::function_named(self.g.module(), "free");
+        self.keep_shadow(old, free);
+    }
+
+    /// Puts shadow `s` on the list freed at the end of the reverse sweep,
+    /// with its deallocation function.
+    fn keep_shadow(&mut self, s: Value, dealloc: Value) {
         unsafe {
             let ptr = LLVMPointerTypeInContext(self.e.ctx, 0);
             let i64t = LLVMInt64TypeInContext(self.e.ctx);
@@ -101,8 +121,7 @@ impl Reverse<'_> {
                 return false;
             }
             match classify(b) {
-                Kind::Alloc(_) => !self.shadow_freed_with_allocation(b),
-                Kind::Realloc => false,
+                Kind::Alloc(_) | Kind::Realloc => !self.shadow_freed_with_allocation(b),
                 // Never what is freed: an iterator's choice between the nodes
                 // and a tree's header, which lives on the stack.
                 Kind::Alloca => true,
@@ -136,14 +155,16 @@ impl Reverse<'_> {
         candidates.into_iter().filter(|i| self.shadow_freed_with_allocation(*i)).collect()
     }
 
-    /// The function's allocations whose addresses are stored, converted to
-    /// an integer or handed to a call (other than to free, fill or grow them).
+    /// The function's allocations (and reallocations) whose addresses are
+    /// stored, converted to an integer or handed to a call (other than to
+    /// free, fill or grow them). A block grown by `realloc` is one block
+    /// throughout: if any of its allocations is put in memory, all are.
     fn blocks_put_in_memory(&self) -> HashSet<Value> {
         let mut out = HashSet::new();
         let mut add = |v: Value| {
             for p in pointers_in(v) {
                 for b in ir::pointer_bases(p) {
-                    if ir::is_instruction(b) && matches!(classify(b), Kind::Alloc(_)) {
+                    if ir::is_instruction(b) && matches!(classify(b), Kind::Alloc(_) | Kind::Realloc) {
                         out.insert(b);
                     }
                 }
@@ -162,7 +183,30 @@ impl Reverse<'_> {
                 _ => {}
             }
         }
-        out
+        // Each `realloc` with the blocks it grows: all put in memory, or none.
+        let reallocs: Vec<Value> = self
+            .cfg
+            .order
+            .iter()
+            .flat_map(|b| ir::instructions(*b))
+            .filter(|i| ir::is_call_or_invoke(*i) && matches!(classify(*i), Kind::Realloc))
+            .collect();
+        loop {
+            let before = out.len();
+            for r in &reallocs {
+                let olds: Vec<Value> = ir::pointer_bases(ir::operand(*r, 0))
+                    .into_iter()
+                    .filter(|b| ir::is_instruction(*b) && matches!(classify(*b), Kind::Alloc(_) | Kind::Realloc))
+                    .collect();
+                if out.contains(r) || olds.iter().any(|b| out.contains(b)) {
+                    out.insert(*r);
+                    out.extend(olds);
+                }
+            }
+            if out.len() == before {
+                return out;
+            }
+        }
     }
 }
 

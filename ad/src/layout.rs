@@ -88,7 +88,14 @@ pub(crate) fn metadata(i: Value, kind: &str) -> Option<Value> {
 /// What a `memcpy`/`memmove` copies, from the TBAA metadata clang attaches
 /// when optimising (`!tbaa` for a copy of one type, `!tbaa.struct` listing a
 /// struct's fields), or from the type of a stack slot it copies from or to.
+/// Otherwise, a copy between blocks of the function's own copies what their
+/// accesses say (see `grown_blocks::copied_elem`).
 pub(crate) fn copy_layout(i: Value, module_layout: llvm_sys::target::LLVMTargetDataRef) -> Option<CopyLayout> {
+    copy_layout_by_types(i, module_layout).or_else(|| crate::grown_blocks::copied_elem(i).map(CopyLayout::Uniform))
+}
+
+/// [`copy_layout`] from what the copy's types say, without following grown blocks.
+pub(crate) fn copy_layout_by_types(i: Value, module_layout: llvm_sys::target::LLVMTargetDataRef) -> Option<CopyLayout> {
     if let Some(tag) = metadata(i, "tbaa") {
         if let Some(e) = tag_elem(tag, None) {
             return Some(CopyLayout::Uniform(e));
@@ -718,36 +725,4 @@ pub(crate) fn hinted_elem(f: Value, root: Value) -> Option<Elem> {
         }
     }
     None
-}
-
-/// What a reallocated block holds. The block may be reached through phis
-/// and selects, so the evidence is function-wide: in a function that moves
-/// no pointers through memory, its floats are of the one float type the
-/// function loads and stores. `Some(None)`: the function touches no floats in
-/// memory; `Some(Some(e))`: one float type; `None`: pointers move through
-/// memory, or float types are mixed.
-pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
-    let f = ir::parent_function(i);
-    if moves_pointers_through_memory(f) {
-        return None;
-    }
-    let mut seen: Option<Elem> = None;
-    for l in ir::blocks(f).into_iter().flat_map(ir::instructions) {
-        let t = match ir::opcode(l) {
-            LLVMOpcode::LLVMLoad => ir::type_of(l),
-            LLVMOpcode::LLVMStore => ir::type_of(ir::operand(l, 0)),
-            _ => continue,
-        };
-        let e = match Elem::float_of(t) {
-            Some(e) => e,
-            None if ir::is_real(t) => return None,
-            None => continue,
-        };
-        match seen {
-            None => seen = Some(e),
-            Some(s) if s == e => {}
-            Some(_) => return None,
-        }
-    }
-    Some(seen)
 }

@@ -41,6 +41,7 @@ mod error_estimate;
 mod forward;
 mod freed_shadows;
 mod gen;
+mod grown_blocks;
 mod inert_calls;
 mod int_accesses;
 mod int_bytes;

@@ -24,12 +24,13 @@ use llvm_sys::LLVMOpcode;
 
 pub(crate) use crate::byte_data::copies_no_pointers;
 use crate::cfg::Cfg;
+pub(crate) use crate::grown_blocks::realloc_elem;
 pub(crate) use crate::ir::constant_root;
 use crate::ir::{self, Value};
 pub(crate) use crate::kind::Elem;
 use crate::kind::{contains_float, Kind};
 use crate::layout::{copies_only_integers, flatten};
-pub(crate) use crate::layout::{copy_layout, data_layout, realloc_elem, root_of, CopyLayout};
+pub(crate) use crate::layout::{copy_layout, data_layout, root_of, CopyLayout};
 pub(crate) use crate::markers::type_hint;
 use crate::request::Mode;
 
@@ -377,7 +378,9 @@ fn analyze_once(
                         // field's bits, whatever the path, are an integer's.
                         m.int_stores_mirrored.insert(i);
                     } else if ir::is_pointer(vt) {
-                        if !is_local(root_of(p), &kind_of) {
+                        // (A block the function grows is its own, though
+                        // phis choose between its allocations.)
+                        if !is_local(root_of(p), &kind_of) && !crate::grown_blocks::is_own_block(p) {
                             // The blocks outlive the function: their shadows go
                             // where the caller's shadow memory says, and stay.
                             for r in heap_roots(v, &kind_of) {
@@ -584,8 +587,8 @@ fn analyze_once(
                         m.problem(
                             i,
                             "`realloc` of a block whose contents are not plain floats or integers".into(),
-                            "reallocating memory that holds pointers, or whose type the engine cannot tell, is not \
-                             supported yet",
+                            "a block grown with `realloc` may hold floats of one type, or pointers and integers; one \
+                             mixing floats with pointers, or whose accesses cannot all be followed, is not supported yet",
                         );
                     }
                 }

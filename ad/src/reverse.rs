@@ -473,6 +473,10 @@ impl<'g> Reverse<'g> {
         if let Kind::Free = kind {
             self.keep_freed_shadow(i);
         }
+        if let Kind::Realloc = kind {
+            self.copy_grown_shadow(i);
+            self.keep_grown_shadow(i);
+        }
         // Pointers stored into shadowed memory: their shadows go into
         // the shadow; integers in integer fields go as they are.
         if let Kind::Store = kind {
@@ -589,6 +593,21 @@ impl<'g> Reverse<'g> {
                 }
             }
         }
+    }
+
+    /// Forward sweep of a `realloc` of a block without floats (a
+    /// `Vec<Vec<f64>>` growing): the old shadow's contents, shadow pointers
+    /// among them, go into the new shadow as the primal's go into the new
+    /// block. (A float block's new shadow starts at zero: its adjoints come
+    /// in the reverse sweep, and move back to the old shadow there.)
+    fn copy_grown_shadow(&mut self, i: Value) {
+        if !self.sh.sh.contains_key(&i) || memory::realloc_elem(i) != Some(None) {
+            return;
+        }
+        let (ns, os) = (self.sh.of(i), self.sh.of(ir::operand(i, 0)));
+        let n = self.map.get(&ir::operand(i, 1)).copied().unwrap_or(ir::operand(i, 1));
+        let m = crate::body::old_block_bytes(&self.e, self.g.module(), os, n);
+        unsafe { LLVMBuildMemCpy(self.e.b, ns, 1, os, 1, m) };
     }
 
     /// Reverse of a copy between shadowed memory: the adjoints of the copied

@@ -578,7 +578,7 @@ impl Tables {
 /// A block `posix_memalign` allocated (Rust's allocator for alignments
 /// `malloc` does not promise): `v` is loaded from a stack slot of the
 /// function that only `posix_memalign` writes (after a null, maybe).
-fn from_posix_memalign(v: Value) -> bool {
+pub(crate) fn from_posix_memalign(v: Value) -> bool {
     if !ir::is_instruction(v) || ir::opcode(v) != LLVMOpcode::LLVMLoad {
         return false;
     }

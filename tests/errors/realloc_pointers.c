@@ -1,16 +1,22 @@
 // expect: cannot differentiate `realloc` of a block whose contents are not plain floats or integers
-// expect: realloc_pointers.c:11
+// expect: realloc_pointers.c:16
+/* A block of structs holding a float and a pointer, grown with realloc:
+ * which of its bytes carry adjoints and which shadow pointers is not
+ * followed yet (a block of pointers alone, or of floats alone, works). */
 #include <stdlib.h>
 extern int enzyme_dup;
 double __enzyme_autodiff(void *, ...);
 
+struct weighted { double w; const double *at; };
+
 double sum_rows(const double *x, int n) {
-  const double **rows = malloc(sizeof(double *));
+  struct weighted *rows = malloc(sizeof *rows);
   double s = 0;
   for (int i = 0; i < n; i++) {
-    rows = realloc(rows, (i + 1) * sizeof(double *)); /* a block of pointers */
-    rows[i] = x + i;
-    s += *rows[i] * *rows[i];
+    rows = realloc(rows, (i + 1) * sizeof *rows);
+    rows[i].w = x[i] * 2;
+    rows[i].at = x + i;
+    s += rows[i].w * *rows[i].at;
   }
   free(rows);
   return s;

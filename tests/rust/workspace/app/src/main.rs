@@ -9,6 +9,7 @@ mod inert_calls;
 mod lanes;
 mod libm_crate;
 mod maps;
+mod matrices;
 mod nested;
 mod parity;
 mod rules;
@@ -150,6 +151,7 @@ fn main() {
 
     collections::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     maps::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    matrices::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     nested::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     rules::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     widths::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));

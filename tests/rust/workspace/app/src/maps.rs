@@ -216,7 +216,7 @@ fn name_moves(x: &[f64], names: &[&str]) -> f64 {
 /// Checks the gradient `grad` gives at `x` against central differences of
 /// `f` (1e-6), and the tangents `tangent` gives along each axis against it
 /// (1e-12).
-fn check_both(
+pub(crate) fn check_both(
     check: &mut dyn FnMut(&str, f64, f64, f64),
     what: &str,
     x: &[f64],
@@ -235,7 +235,7 @@ fn check_both(
 }
 
 /// A function, its gradient and its tangent, under a name.
-type Case = (&'static str, fn(&[f64]) -> f64, fn(&[f64], &mut [f64]), fn(&[f64], &[f64]) -> f64);
+pub(crate) type Case = (&'static str, fn(&[f64]) -> f64, fn(&[f64], &mut [f64]), fn(&[f64], &[f64]) -> f64);
 
 const NAMES: [&str; 13] =
     ["alpha", "beta", "gamma", "delta", "epsilon", "z", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu"];
@@ -273,7 +273,7 @@ fn check_string_keys(check: &mut dyn FnMut(&str, f64, f64, f64)) {
     }
 }
 
-fn central(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
+pub(crate) fn central(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
     let h = 1e-6;
     let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
     xp[i] += h;

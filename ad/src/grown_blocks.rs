@@ -1,0 +1,607 @@
+//! What a block grown with `realloc` holds, followed through every value
+//! that is the block: floats of one type (their adjoints move back to the
+//! old block's shadow in the reverse sweep), or no floats at all (a
+//! `Vec<Vec<f64>>`'s outer buffer: capacities, pointers and lengths; its
+//! shadow needs only the old shadow's contents copied along, as the primal's
+//! are).
+
+use std::collections::HashSet;
+
+use llvm_sys::core::*;
+use llvm_sys::LLVMOpcode;
+
+use crate::classify::{classify, Kind};
+use crate::ir::{self, Type, Value};
+use crate::kind::Elem;
+use crate::layout::{
+    constant_offset, copy_layout_by_types, data_layout, moves_pointers_through_memory, root_of, CopyLayout,
+};
+
+/// What a reallocated block holds. `Some(None)`: no floats; `Some(Some(e))`:
+/// floats of type `e` (and perhaps integers); `None`: cannot tell.
+///
+/// In a function that moves no pointers through memory, the evidence is
+/// function-wide (the block may be reached through phis and selects): its
+/// floats are of the one float type the function loads and stores. In one
+/// that does, the block's own accesses are followed (see [`Family`]): no
+/// floats, or floats of one type and no pointers.
+pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
+    let f = ir::parent_function(i);
+    if moves_pointers_through_memory(f) {
+        let family = Family::of(i)?;
+        return match family.floats {
+            Floats::None => Some(None),
+            Floats::One(e) if !family.pointers => Some(Some(e)),
+            _ => None,
+        };
+    }
+    let mut seen: Option<Elem> = None;
+    for l in ir::blocks(f).into_iter().flat_map(ir::instructions) {
+        let t = match ir::opcode(l) {
+            LLVMOpcode::LLVMLoad => ir::type_of(l),
+            LLVMOpcode::LLVMStore => ir::type_of(ir::operand(l, 0)),
+            _ => continue,
+        };
+        let e = match Elem::float_of(t) {
+            Some(e) => e,
+            None if ir::is_real(t) => return None,
+            None => continue,
+        };
+        match seen {
+            None => seen = Some(e),
+            Some(s) if s == e => {}
+            Some(_) => return None,
+        }
+    }
+    Some(seen)
+}
+
+/// What a copy between blocks of the function's own moves, by how the
+/// blocks are accessed (see [`Family`]; the two sides of a copy of unknown
+/// type are one family): the floats of one type and no pointers, or no
+/// floats (`Elem::Ptr`: the shadow's bytes go along whole, and no adjoint
+/// moves).
+pub(crate) fn copied_elem(copy: Value) -> Option<Elem> {
+    let family = Family::of(ir::operand(copy, 0))?;
+    match family.floats {
+        Floats::None => Some(Elem::Ptr),
+        Floats::One(e) if !family.pointers => Some(e),
+        _ => None,
+    }
+}
+
+/// Whether pointer `p` is into a block the function itself allocated (and
+/// perhaps grew), whose address goes nowhere its uses cannot be followed.
+pub(crate) fn is_own_block(p: Value) -> bool {
+    // (Not through blocks it is stored into: what is read back from those
+    // may be other blocks too.)
+    Family::nested(p, 0).is_some()
+}
+
+/// The floats a block's accesses read or write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Floats {
+    None,
+    One(Elem),
+    /// Of two types, in aggregates, or as integers' bits.
+    Mixed,
+}
+
+impl Floats {
+    fn add(self, e: Elem) -> Floats {
+        match self {
+            Floats::None => Floats::One(e),
+            Floats::One(s) if s == e => self,
+            _ => Floats::Mixed,
+        }
+    }
+}
+
+/// The values that are one block at some point (the block a pointer points
+/// into, the blocks it was grown from and grows into, fresh blocks it starts
+/// as), through address arithmetic, casts, phis, selects, reallocations,
+/// copies of unknown type and private stack slots, and what their uses
+/// read and write. Made only where every use can be followed: none lets the
+/// address go to memory the caller sees, an unknown call, or an integer made
+/// a pointer again, and the block comes from no parameter or global.
+struct Family {
+    members: HashSet<Value>,
+    floats: Floats,
+    /// Whether pointers are loaded from or stored into the block.
+    pointers: bool,
+}
+
+impl Family {
+    /// How deep [`Family::of`] follows blocks stored into blocks.
+    const NESTING: u32 = 3;
+
+    fn of(start: Value) -> Option<Family> {
+        Family::nested(start, Family::NESTING)
+    }
+
+    /// The family of `start`, following a block stored into other blocks
+    /// (a row stored into a `Vec<Vec<f64>>`) at most `depth` levels deep.
+    fn nested(start: Value, depth: u32) -> Option<Family> {
+        if !ir::is_instruction(start) {
+            // A parameter or a global: memory the caller sees.
+            return None;
+        }
+        let mut family = Family { members: HashSet::new(), floats: Floats::None, pointers: false };
+        let mut work = vec![start];
+        // Pointers read from other blocks of the function's own: where they come from is known.
+        let mut read_back: HashSet<Value> = HashSet::new();
+        while let Some(v) = work.pop() {
+            if !family.members.insert(v) {
+                continue;
+            }
+            if !read_back.contains(&v) {
+                join(&mut work, sources(v)?)?;
+            }
+            for u in ir::users(v) {
+                match family.uses(u, v, depth) {
+                    Use::Member => work.push(u),
+                    Use::Members(vs) => join(&mut work, vs)?,
+                    Use::ReadBack(loads) => {
+                        read_back.extend(loads.iter().copied());
+                        work.extend(loads);
+                    }
+                    Use::Slot(slot, offset) => work.extend(pointer_loads_of(slot, offset)),
+                    Use::Harmless => {}
+                    Use::Unknown => return None,
+                }
+            }
+        }
+        Some(family)
+    }
+
+    /// The pointers read back from the block: where a block stored into it
+    /// goes. Only where pointers leave it by no other way (as integers, or
+    /// copied out to memory outside the family).
+    fn pointer_loads(&self) -> Option<Vec<Value>> {
+        let mut out = Vec::new();
+        for m in &self.members {
+            for u in ir::users(*m) {
+                if ir::opcode(u) != LLVMOpcode::LLVMLoad || ir::operand(u, 0) != *m {
+                    continue;
+                }
+                if ir::is_pointer(ir::type_of(u)) {
+                    out.push(u);
+                } else if !integer_stays_integer(u, &self.members) {
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Records an access of type `t`.
+    fn access(&mut self, t: Type, float_bits: bool) {
+        if float_bits || (contains_float(t) && Elem::float_of(t).is_none()) {
+            self.floats = Floats::Mixed;
+        } else if let Some(e) = Elem::float_of(t) {
+            self.floats = self.floats.add(e);
+        } else if ir::is_pointer(ir::scalar_of(t)) {
+            self.pointers = true;
+        }
+    }
+
+    /// What use `u` of member `v` means, recording what it reads or writes;
+    /// blocks `v` is stored into are followed `depth` levels deep.
+    fn uses(&mut self, u: Value, v: Value, depth: u32) -> Use {
+        match ir::opcode(u) {
+            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+                if ir::operand(u, 0) == v {
+                    Use::Member
+                } else {
+                    Use::Harmless
+                }
+            }
+            LLVMOpcode::LLVMPHI => Use::Member,
+            LLVMOpcode::LLVMSelect if ir::operand(u, 0) != v => Use::Member,
+            LLVMOpcode::LLVMICmp => Use::Harmless,
+            LLVMOpcode::LLVMLoad => {
+                self.access(ir::type_of(u), reinterpreted_as_float(u));
+                Use::Harmless
+            }
+            LLVMOpcode::LLVMStore if ir::operand(u, 1) == v => {
+                let x = ir::operand(u, 0);
+                self.access(ir::type_of(x), is_float_bits(x));
+                Use::Harmless
+            }
+            LLVMOpcode::LLVMStore => {
+                let slot = root_of(ir::operand(u, 1));
+                if ir::is_private_slot(slot) {
+                    return Use::Slot(slot, slot_offset(ir::operand(u, 1)));
+                }
+                // Into another block of the function's own: the pointers read back from it.
+                let outer = (depth > 0).then(|| Family::nested(ir::operand(u, 1), depth - 1)).flatten();
+                match outer.and_then(|o| o.pointer_loads()) {
+                    Some(loads) => Use::ReadBack(loads),
+                    None => Use::Unknown,
+                }
+            }
+            LLVMOpcode::LLVMPtrToInt if integer_stays_integer(u, &HashSet::new()) => Use::Harmless,
+            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => match classify(u) {
+                Kind::Free => Use::Harmless,
+                Kind::Realloc if ir::operand(u, 0) == v => Use::Member,
+                Kind::MemSet if ir::operand(u, 0) == v => Use::Harmless,
+                Kind::MemCpy => {
+                    let elems = match copy_layout_by_types(u, data_layout(ir::parent_function(u))) {
+                        Some(CopyLayout::Uniform(e)) => vec![e],
+                        Some(CopyLayout::Fields(fs)) => fs.iter().map(|(_, _, e)| *e).collect(),
+                        None => Vec::new(),
+                    };
+                    elems.iter().for_each(|e| self.copied(*e));
+                    if elems.is_empty() || elems.contains(&Elem::Ptr) {
+                        // Bytes of no known type, or pointers: the other side
+                        // holds what the block does.
+                        Use::Members((0..2).map(|k| ir::operand(u, k)).collect())
+                    } else {
+                        Use::Harmless
+                    }
+                }
+                _ => match ir::called_function(u).and_then(|c| crate::markers::type_hint(&ir::name(c))) {
+                    Some(e) => {
+                        self.copied(e);
+                        Use::Harmless
+                    }
+                    None if ir::is_lifetime_marker(u) => Use::Harmless,
+                    None => Use::Unknown,
+                },
+            },
+            _ => Use::Unknown,
+        }
+    }
+
+    /// Records a copy (or a type hint) of elements `e`.
+    fn copied(&mut self, e: Elem) {
+        match e {
+            Elem::F32 | Elem::F64 => self.floats = self.floats.add(e),
+            Elem::Ptr => self.pointers = true,
+            Elem::Int => {}
+        }
+    }
+}
+
+/// Adds values that are the block to `work`; `None` if one is a parameter
+/// or a global (memory the caller sees). Constants (Rust's dangling pointer
+/// of an empty `Vec`, null) are no block, and their uses are all over the
+/// module: they are left out.
+fn join(work: &mut Vec<Value>, values: Vec<Value>) -> Option<()> {
+    for x in values {
+        if ir::is_instruction(x) {
+            work.push(x);
+        } else if !is_plain_constant(x) {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// The values block member `v` is made from that are the block too; `None`
+/// where it comes from somewhere the block cannot be followed (a parameter,
+/// a pointer loaded from memory the function does not own).
+fn sources(v: Value) -> Option<Vec<Value>> {
+    match ir::opcode(v) {
+        LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
+            Some(vec![ir::operand(v, 0)])
+        }
+        LLVMOpcode::LLVMPHI => Some(ir::incoming(v).into_iter().map(|(x, _)| x).collect()),
+        LLVMOpcode::LLVMSelect => Some(vec![ir::operand(v, 1), ir::operand(v, 2)]),
+        // What was stored there (at the same place, where known).
+        LLVMOpcode::LLVMLoad if ir::is_private_slot(root_of(ir::operand(v, 0))) => {
+            let a = ir::operand(v, 0);
+            Some(pointer_stores_to(root_of(a), slot_offset(a)))
+        }
+        // A fresh block (Rust's allocator for large alignments).
+        LLVMOpcode::LLVMLoad if crate::swiss_tables::from_posix_memalign(v) => Some(Vec::new()),
+        _ => match classify(v) {
+            Kind::Realloc => Some(vec![ir::operand(v, 0)]),
+            Kind::Alloc(_) | Kind::Alloca => Some(Vec::new()),
+            _ => None,
+        },
+    }
+}
+
+/// A constant pointer to no memory the program writes: null, undefined, an
+/// integer made a pointer (Rust's dangling pointer of an empty `Vec`), or
+/// constant data (an empty hash table's control bytes).
+fn is_plain_constant(x: Value) -> bool {
+    unsafe {
+        let global = LLVMIsAGlobalVariable(root_of(x));
+        !LLVMIsAConstantPointerNull(x).is_null()
+            || (!global.is_null() && LLVMIsGlobalConstant(global) != 0)
+            || !LLVMIsAUndefValue(x).is_null()
+            || (!LLVMIsAConstantExpr(x).is_null()
+                && LLVMGetConstOpcode(x) == LLVMOpcode::LLVMIntToPtr
+                && !LLVMIsAConstantInt(LLVMGetOperand(x, 0)).is_null())
+    }
+}
+
+/// What a use of a block's member means.
+enum Use {
+    /// The use is the block too.
+    Member,
+    /// These are the block too (the two sides of a copy whose types are unknown).
+    Members(Vec<Value>),
+    /// The member is stored into this private stack slot, at this offset if
+    /// constant: pointers loaded from there are the block.
+    Slot(Value, Option<u64>),
+    /// The member is stored into another block of the function's own: the
+    /// pointers loaded from that block are the block.
+    ReadBack(Vec<Value>),
+    /// Lets the address go nowhere.
+    Harmless,
+    /// The address goes where it cannot be followed.
+    Unknown,
+}
+
+/// The constant byte offset of address `p` in its stack slot.
+fn slot_offset(p: Value) -> Option<u64> {
+    constant_offset(p, data_layout(ir::parent_function(p))).map(|(_, off)| off)
+}
+
+/// The loads of pointers from private stack slot `slot` (at `offset`, when
+/// that and the load's offset are known; a slot may hold several pointers).
+fn pointer_loads_of(slot: Value, offset: Option<u64>) -> Vec<Value> {
+    let f = ir::parent_function(slot);
+    ir::blocks(f)
+        .into_iter()
+        .flat_map(ir::instructions)
+        .filter(|l| {
+            ir::opcode(*l) == LLVMOpcode::LLVMLoad
+                && ir::is_pointer(ir::type_of(*l))
+                && root_of(ir::operand(*l, 0)) == slot
+                && match (offset, slot_offset(ir::operand(*l, 0))) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                }
+        })
+        .collect()
+}
+
+/// The pointers stored into private stack slot `slot` (at `offset`, when
+/// that and the store's offset are known).
+fn pointer_stores_to(slot: Value, offset: Option<u64>) -> Vec<Value> {
+    // (A private slot's users are its loads and stores themselves.)
+    ir::users(slot)
+        .into_iter()
+        .filter(|st| {
+            ir::opcode(*st) == LLVMOpcode::LLVMStore
+                && ir::is_pointer(ir::type_of(ir::operand(*st, 0)))
+                && match (offset, slot_offset(ir::operand(*st, 1))) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                }
+        })
+        .map(|st| ir::operand(st, 0))
+        .collect()
+}
+
+/// Whether type `t` has a float anywhere in it.
+fn contains_float(t: Type) -> bool {
+    unsafe {
+        match ir::kind(t) {
+            llvm_sys::LLVMTypeKind::LLVMStructTypeKind => {
+                (0..LLVMCountStructElementTypes(t)).any(|k| contains_float(LLVMStructGetTypeAtIndex(t, k)))
+            }
+            llvm_sys::LLVMTypeKind::LLVMArrayTypeKind | llvm_sys::LLVMTypeKind::LLVMVectorTypeKind => {
+                contains_float(LLVMGetElementType(t))
+            }
+            _ => Elem::float_of(t).is_some() || ir::kind(ir::scalar_of(t)) == llvm_sys::LLVMTypeKind::LLVMHalfTypeKind,
+        }
+    }
+}
+
+/// Whether integer load `l` is taken for a float's bits (`f64::from_bits`).
+fn reinterpreted_as_float(l: Value) -> bool {
+    ir::users(l).into_iter().any(|u| ir::opcode(u) == LLVMOpcode::LLVMBitCast && contains_float(ir::type_of(u)))
+}
+
+/// Whether `x` is a float's bits taken as an integer.
+fn is_float_bits(x: Value) -> bool {
+    ir::is_instruction(x) && ir::opcode(x) == LLVMOpcode::LLVMBitCast && contains_float(ir::type_of(ir::operand(x, 0)))
+}
+
+/// Whether integer `x` (an address taken as an integer, or an integer read
+/// from a block) is never made a pointer again: computed with, compared,
+/// converted to a float, used as an index, stored into a stack slot whose
+/// loads are followed the same way, or handed to an intrinsic or to a call
+/// that does not return (Rust's allocation error report), or stored into
+/// the block `within` (a hash table moving its slots a word at a time). At
+/// most `INTEGER_USES` values are followed; past that, the answer is no.
+fn integer_stays_integer(x: Value, within: &HashSet<Value>) -> bool {
+    const INTEGER_USES: usize = 512;
+    let (mut seen, mut work) = (HashSet::new(), vec![x]);
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if seen.len() > INTEGER_USES {
+            return false;
+        }
+        for u in ir::users(v) {
+            match ir::opcode(u) {
+                LLVMOpcode::LLVMICmp
+                | LLVMOpcode::LLVMUIToFP
+                | LLVMOpcode::LLVMSIToFP
+                | LLVMOpcode::LLVMBr
+                | LLVMOpcode::LLVMSwitch
+                | LLVMOpcode::LLVMGetElementPtr => {}
+                LLVMOpcode::LLVMAdd
+                | LLVMOpcode::LLVMSub
+                | LLVMOpcode::LLVMMul
+                | LLVMOpcode::LLVMUDiv
+                | LLVMOpcode::LLVMSDiv
+                | LLVMOpcode::LLVMURem
+                | LLVMOpcode::LLVMSRem
+                | LLVMOpcode::LLVMAnd
+                | LLVMOpcode::LLVMOr
+                | LLVMOpcode::LLVMXor
+                | LLVMOpcode::LLVMLShr
+                | LLVMOpcode::LLVMAShr
+                | LLVMOpcode::LLVMShl
+                | LLVMOpcode::LLVMTrunc
+                | LLVMOpcode::LLVMZExt
+                | LLVMOpcode::LLVMSExt
+                | LLVMOpcode::LLVMFreeze
+                | LLVMOpcode::LLVMPHI
+                | LLVMOpcode::LLVMSelect
+                | LLVMOpcode::LLVMExtractElement
+                | LLVMOpcode::LLVMInsertElement
+                | LLVMOpcode::LLVMShuffleVector => work.push(u),
+                LLVMOpcode::LLVMBitCast if !contains_float(ir::type_of(u)) && !ir::is_pointer(ir::type_of(u)) => {
+                    work.push(u)
+                }
+                LLVMOpcode::LLVMStore if ir::operand(u, 0) == v && within.contains(&ir::operand(u, 1)) => {}
+                LLVMOpcode::LLVMStore if ir::operand(u, 0) == v => {
+                    let slots = ir::pointer_bases(ir::operand(u, 1)).into_iter().map(stack_slot_loads);
+                    match slots.collect::<Option<Vec<_>>>() {
+                        Some(loads) => work.extend(loads.into_iter().flatten()),
+                        None => return false,
+                    }
+                }
+                LLVMOpcode::LLVMCall if ends_in_unreachable(u) => {}
+                // A size (of a block, a copy, a fill).
+                LLVMOpcode::LLVMCall
+                    if matches!(classify(u), Kind::Alloc(_) | Kind::Realloc | Kind::MemCpy | Kind::MemSet)
+                        || ir::called_function(u).is_some_and(|c| ir::name(c) == "posix_memalign") => {}
+                // (`umin`, `assume` and the like; none makes a pointer.)
+                LLVMOpcode::LLVMCall
+                    if ir::called_function(u).is_some_and(|c| ir::name(c).starts_with("llvm."))
+                        && !ir::is_pointer(ir::type_of(u)) =>
+                {
+                    work.push(u)
+                }
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The loads from stack slot `slot`, also through addresses chosen between
+/// it and other slots (what SROA leaves of an enum's payload); `None` where
+/// the slot's address goes anywhere else.
+fn stack_slot_loads(slot: Value) -> Option<Vec<Value>> {
+    if !ir::is_instruction(slot) || ir::opcode(slot) != LLVMOpcode::LLVMAlloca {
+        return None;
+    }
+    let (mut loads, mut seen, mut work) = (Vec::new(), HashSet::new(), vec![slot]);
+    while let Some(p) = work.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for u in ir::users(p) {
+            match ir::opcode(u) {
+                LLVMOpcode::LLVMLoad => loads.push(u),
+                LLVMOpcode::LLVMStore if ir::operand(u, 1) == p && ir::operand(u, 0) != p => {}
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMSelect => work.push(u),
+                _ if ir::is_lifetime_marker(u) => {}
+                _ => return None,
+            }
+        }
+    }
+    Some(loads)
+}
+
+/// Whether call `c` is followed by `unreachable` (it does not return).
+fn ends_in_unreachable(c: Value) -> bool {
+    unsafe {
+        let next = LLVMGetNextInstruction(c);
+        !next.is_null() && ir::opcode(next) == LLVMOpcode::LLVMUnreachable
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_ir::with_function;
+
+    /// `realloc_elem` of the first `realloc` in `@f` of `body` (after the
+    /// declarations every case needs).
+    fn elem_of_first_realloc(body: &str) -> Option<Option<Elem>> {
+        let ir = format!(
+            "declare ptr @malloc(i64)\ndeclare ptr @realloc(ptr, i64)\ndeclare void @free(ptr)\n\
+             declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n{body}"
+        );
+        with_function(&ir, |f| {
+            let r =
+                ir::blocks(f).into_iter().flat_map(ir::instructions).find(|i| is_realloc_call(*i)).expect("a realloc");
+            realloc_elem(r)
+        })
+    }
+
+    fn is_realloc_call(i: Value) -> bool {
+        ir::opcode(i) == LLVMOpcode::LLVMCall && ir::called_function(i).is_some_and(|c| ir::name(c) == "realloc")
+    }
+
+    /// An outer block of row headers `{ i64, ptr, i64 }` grown with
+    /// `realloc`, a fresh row stored into it and read back; `extra` is
+    /// added before the return, and `row_use` uses the row read back.
+    fn rows(extra: &str, row_use: &str) -> String {
+        format!(
+            "define double @f(ptr %old, i64 %n, i64 %k, double %x, ptr %out) {{\n\
+             entry:\n  %fresh = call ptr @malloc(i64 24)\n  br label %grow\n\
+             grow:\n  %outer = call ptr @realloc(ptr %fresh, i64 %n)\n  %row = call ptr @malloc(i64 64)\n  \
+             store double %x, ptr %row\n  %slot = getelementptr {{ i64, ptr, i64 }}, ptr %outer, i64 %k\n  \
+             store i64 8, ptr %slot\n  %field = getelementptr i8, ptr %slot, i64 8\n  store ptr %row, ptr %field\n  \
+             %back = load ptr, ptr %field\n  {row_use}\n  {extra}\n  call void @free(ptr %outer)\n  ret double 0.0\n}}\n"
+        )
+    }
+
+    #[test]
+    fn a_block_of_row_headers_holds_no_floats() {
+        assert_eq!(elem_of_first_realloc(&rows("", "%v = load double, ptr %back")), Some(None));
+    }
+
+    #[test]
+    fn a_float_stored_among_the_headers_is_not_understood() {
+        let extra = "%f = getelementptr i8, ptr %outer, i64 16\n  store double %x, ptr %f";
+        assert_eq!(elem_of_first_realloc(&rows(extra, "")), None);
+    }
+
+    #[test]
+    fn a_block_whose_address_escapes_is_not_understood() {
+        // Into the caller's memory, or made an integer and a pointer again.
+        assert_eq!(elem_of_first_realloc(&rows("store ptr %outer, ptr %out", "")), None);
+        let extra = "%a = ptrtoint ptr %outer to i64\n  %p = inttoptr i64 %a to ptr\n  store double %x, ptr %p";
+        assert_eq!(elem_of_first_realloc(&rows(extra, "")), None);
+    }
+
+    #[test]
+    fn a_row_grown_and_stored_into_headers_holds_what_is_read_back_through_them() {
+        // The row is reallocated; its accesses are those through the header read back.
+        let ir = "define double @f(i64 %n, double %x) {\n\
+                  entry:\n  %outer = call ptr @malloc(i64 24)\n  %row0 = call ptr @malloc(i64 32)\n  \
+                  %row = call ptr @realloc(ptr %row0, i64 %n)\n  store double %x, ptr %row\n  \
+                  %field = getelementptr i8, ptr %outer, i64 8\n  store ptr %row, ptr %field\n  \
+                  %back = load ptr, ptr %field\n  %at = getelementptr double, ptr %back, i64 1\n  \
+                  %v = load double, ptr %at\n  ret double %v\n}\n";
+        assert_eq!(elem_of_first_realloc(ir), Some(Some(Elem::F64)));
+        // A header read back as a float's bits: the row holds something else too.
+        let ir = ir.replace(
+            "%v = load double, ptr %at",
+            "%v = load double, ptr %at\n  %bits = load i64, ptr %back\n  %w = bitcast i64 %bits to double",
+        );
+        assert_eq!(elem_of_first_realloc(&ir), None);
+    }
+
+    #[test]
+    fn a_copy_between_rows_moves_what_the_rows_hold() {
+        // `vec![vec![0.0; n]; n]`: a row cloned by a copy of unknown type.
+        let ir = "declare ptr @malloc(i64)\ndeclare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n\
+                  define double @f(i64 %n, double %x) {\n\
+                  entry:\n  %outer = call ptr @malloc(i64 48)\n  %first = call ptr @malloc(i64 %n)\n  \
+                  %clone = call ptr @malloc(i64 %n)\n  \
+                  call void @llvm.memcpy.p0.p0.i64(ptr %clone, ptr %first, i64 %n, i1 false)\n  \
+                  store ptr %first, ptr %outer\n  %second = getelementptr i8, ptr %outer, i64 24\n  \
+                  store ptr %clone, ptr %second\n  %back = load ptr, ptr %second\n  \
+                  store double %x, ptr %back\n  ret double 0.0\n}\n";
+        with_function(ir, |f| {
+            let copy =
+                crate::test_ir::calls(f).into_iter().find(|c| matches!(classify(*c), Kind::MemCpy)).expect("a copy");
+            assert_eq!(copied_elem(copy), Some(Elem::F64));
+        });
+    }
+}
