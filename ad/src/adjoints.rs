@@ -134,13 +134,31 @@ impl Reverse<'_> {
                 if self.sh.sh.contains_key(&i) {
                     let ns = self.shadow(i);
                     let os = self.shadow(ir::operand(i, 0));
-                    if let Some(Some(elem)) = memory::realloc_elem(i) {
-                        let n = self.primal(ir::operand(i, 1));
-                        let m = old_block_bytes(&self.e, self.g.module(), os, n);
-                        let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
-                        let count = unsafe { LLVMBuildUDiv(self.e.b, m, LLVMConstInt(i64t, elem.size(), 0), EMPTY) };
-                        let helper = adjoint_move_function(self.g.module(), elem);
-                        self.e.call(helper, &mut [ns, os, count]);
+                    let bytes = |r: &mut Self| {
+                        let n = r.primal(ir::operand(i, 1));
+                        old_block_bytes(&r.e, r.g.module(), os, n)
+                    };
+                    let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
+                    match memory::grown_contents(i) {
+                        Some(memory::Grown::Floats(elem)) => {
+                            let m = bytes(self);
+                            let count =
+                                unsafe { LLVMBuildUDiv(self.e.b, m, LLVMConstInt(i64t, elem.size(), 0), EMPTY) };
+                            let helper = adjoint_move_function(self.g.module(), elem);
+                            self.e.call(helper, &mut [ns, os, count]);
+                        }
+                        Some(memory::Grown::Fields { stride, floats }) => {
+                            // Element by element, only the floats' places.
+                            let m = bytes(self);
+                            let count = unsafe { LLVMBuildUDiv(self.e.b, m, LLVMConstInt(i64t, stride, 0), EMPTY) };
+                            let stride = unsafe { LLVMConstInt(i64t, stride, 0) };
+                            for (at, elem) in floats {
+                                let helper = crate::runtime::strided_adjoint_move_function(self.g.module(), elem);
+                                let (new, old) = (self.e.byte_offset(ns, at), self.e.byte_offset(os, at));
+                                self.e.call(helper, &mut [new, old, count, stride]);
+                            }
+                        }
+                        _ => {}
                     }
                     // (A block linked into a structure: kept to the end, see `keep_grown_shadow`.)
                     if self.shadow_freed_with_allocation(i) {

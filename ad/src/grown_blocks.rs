@@ -17,22 +17,36 @@ use crate::layout::{
     constant_offset, copy_layout_by_types, data_layout, moves_pointers_through_memory, root_of, CopyLayout,
 };
 
-/// What a reallocated block holds. `Some(None)`: no floats; `Some(Some(e))`:
-/// floats of type `e` (and perhaps integers); `None`: cannot tell.
+/// What a block grown with `realloc` holds, as the sweeps need it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Grown {
+    /// No floats (integers and pointers): the shadow's bytes go along whole.
+    NoFloats,
+    /// Floats of one type (and perhaps integers): every element's adjoint moves.
+    Floats(Elem),
+    /// Elements of `stride` bytes with floats at these offsets beside
+    /// pointers (a `Vec` of structs holding a `Vec`): the shadow's bytes go
+    /// along whole in the forward sweep, and only the floats' adjoints move
+    /// back in the reverse sweep.
+    Fields { stride: u64, floats: Vec<(u64, Elem)> },
+}
+
+/// What the block reallocated by `i` holds; `None`: cannot tell.
 ///
 /// In a function that moves no pointers through memory, the evidence is
 /// function-wide (the block may be reached through phis and selects): its
 /// floats are of the one float type the function loads and stores. In one
-/// that does, the block's own accesses are followed (see [`Family`]): no
-/// floats, or floats of one type and no pointers.
-pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
+/// that does, the block's own accesses are followed (see [`Family`]).
+pub(crate) fn grown_contents(i: Value) -> Option<Grown> {
     let f = ir::parent_function(i);
     if moves_pointers_through_memory(f) {
         let family = Family::of(i)?;
         return match family.floats {
-            Floats::None => Some(None),
-            Floats::One(e) if !family.pointers => Some(Some(e)),
-            _ => None,
+            Floats::None => Some(Grown::NoFloats),
+            Floats::One(e) if !family.pointers => Some(Grown::Floats(e)),
+            _ if family.copies => None,
+            _ => crate::grown_fields::fields(&family.accesses, &family.members, data_layout(f))
+                .map(|(stride, floats)| Grown::Fields { stride, floats }),
         };
     }
     let mut seen: Option<Elem> = None;
@@ -53,7 +67,7 @@ pub(crate) fn realloc_elem(i: Value) -> Option<Option<Elem>> {
             Some(_) => return None,
         }
     }
-    Some(seen)
+    Some(seen.map_or(Grown::NoFloats, Grown::Floats))
 }
 
 /// What a copy between blocks of the function's own moves, by how the
@@ -109,6 +123,11 @@ struct Family {
     floats: Floats,
     /// Whether pointers are loaded from or stored into the block.
     pointers: bool,
+    /// The loads and stores through the block: address, bytes, what.
+    accesses: Vec<(Value, u64, Elem)>,
+    /// Whether bytes are copied or filled in, or typed by a hint (places not
+    /// seen as accesses).
+    copies: bool,
 }
 
 impl Family {
@@ -126,7 +145,13 @@ impl Family {
             // A parameter or a global: memory the caller sees.
             return None;
         }
-        let mut family = Family { members: HashSet::new(), floats: Floats::None, pointers: false };
+        let mut family = Family {
+            members: HashSet::new(),
+            floats: Floats::None,
+            pointers: false,
+            accesses: Vec::new(),
+            copies: false,
+        };
         let mut work = vec![start];
         // Pointers read from other blocks of the function's own: where they come from is known.
         let mut read_back: HashSet<Value> = HashSet::new();
@@ -135,7 +160,11 @@ impl Family {
                 continue;
             }
             if !read_back.contains(&v) {
-                join(&mut work, sources(v)?)?;
+                let from = match sources(v) {
+                    Some(from) => from,
+                    None => stored_into_own_block(v, depth)?,
+                };
+                join(&mut work, from)?;
             }
             for u in ir::users(v) {
                 match family.uses(u, v, depth) {
@@ -166,7 +195,7 @@ impl Family {
                 }
                 if ir::is_pointer(ir::type_of(u)) {
                     out.push(u);
-                } else if !integer_stays_integer(u, &self.members) {
+                } else if !contains_float(ir::type_of(u)) && !integer_stays_integer(u, &self.members) {
                     return None;
                 }
             }
@@ -174,15 +203,44 @@ impl Family {
         Some(out)
     }
 
-    /// Records an access of type `t`.
-    fn access(&mut self, t: Type, float_bits: bool) {
+    /// Records an access of type `t` at address `at`.
+    fn access(&mut self, at: Value, t: Type, float_bits: bool) {
+        let bytes = ir::store_size(ir::parent_function(at), t);
         if float_bits || (contains_float(t) && Elem::float_of(t).is_none()) {
             self.floats = Floats::Mixed;
         } else if let Some(e) = Elem::float_of(t) {
             self.floats = self.floats.add(e);
+            self.accesses.push((at, bytes, e));
         } else if ir::is_pointer(ir::scalar_of(t)) {
             self.pointers = true;
+            self.accesses.push((at, bytes, Elem::Ptr));
+        } else {
+            self.accesses.push((at, bytes, Elem::Int));
         }
+    }
+
+    /// The pointers stored into the block (where a pointer read from it
+    /// comes from); `None` if pointers may get in another way (integers of
+    /// unknown origin stored, bytes copied in).
+    fn pointer_stores(&self) -> Option<Vec<Value>> {
+        if self.copies {
+            return None;
+        }
+        let mut out = Vec::new();
+        for m in &self.members {
+            for u in ir::users(*m) {
+                if ir::opcode(u) != LLVMOpcode::LLVMStore || ir::operand(u, 1) != *m {
+                    continue;
+                }
+                let x = ir::operand(u, 0);
+                if ir::is_pointer(ir::type_of(x)) {
+                    out.push(x);
+                } else if !crate::grown_fields::no_pointer_bits(x, &self.members) {
+                    return None;
+                }
+            }
+        }
+        Some(out)
     }
 
     /// What use `u` of member `v` means, recording what it reads or writes;
@@ -200,12 +258,12 @@ impl Family {
             LLVMOpcode::LLVMSelect if ir::operand(u, 0) != v => Use::Member,
             LLVMOpcode::LLVMICmp => Use::Harmless,
             LLVMOpcode::LLVMLoad => {
-                self.access(ir::type_of(u), reinterpreted_as_float(u));
+                self.access(v, ir::type_of(u), reinterpreted_as_float(u));
                 Use::Harmless
             }
             LLVMOpcode::LLVMStore if ir::operand(u, 1) == v => {
                 let x = ir::operand(u, 0);
-                self.access(ir::type_of(x), is_float_bits(x));
+                self.access(v, ir::type_of(x), is_float_bits(x));
                 Use::Harmless
             }
             LLVMOpcode::LLVMStore => {
@@ -224,8 +282,12 @@ impl Family {
             LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => match classify(u) {
                 Kind::Free => Use::Harmless,
                 Kind::Realloc if ir::operand(u, 0) == v => Use::Member,
-                Kind::MemSet if ir::operand(u, 0) == v => Use::Harmless,
+                Kind::MemSet if ir::operand(u, 0) == v => {
+                    self.copies = true;
+                    Use::Harmless
+                }
                 Kind::MemCpy => {
+                    self.copies = true;
                     let elems = match copy_layout_by_types(u, data_layout(ir::parent_function(u))) {
                         Some(CopyLayout::Uniform(e)) => vec![e],
                         Some(CopyLayout::Fields(fs)) => fs.iter().map(|(_, _, e)| *e).collect(),
@@ -255,6 +317,7 @@ impl Family {
 
     /// Records a copy (or a type hint) of elements `e`.
     fn copied(&mut self, e: Elem) {
+        self.copies = true;
         match e {
             Elem::F32 | Elem::F64 => self.floats = self.floats.add(e),
             Elem::Ptr => self.pointers = true,
@@ -276,6 +339,16 @@ fn join(work: &mut Vec<Value>, values: Vec<Value>) -> Option<()> {
         }
     }
     Some(())
+}
+
+/// Where pointer `v`, loaded from another block of the function's own
+/// (followed `depth` levels deep), comes from: the pointers stored into that
+/// block (a row's buffer read from a `Vec` of structs holding it).
+fn stored_into_own_block(v: Value, depth: u32) -> Option<Vec<Value>> {
+    if ir::opcode(v) != LLVMOpcode::LLVMLoad || !ir::is_pointer(ir::type_of(v)) || depth == 0 {
+        return None;
+    }
+    Family::nested(ir::operand(v, 0), depth - 1)?.pointer_stores()
 }
 
 /// The values block member `v` is made from that are the block too; `None`
@@ -428,28 +501,10 @@ fn integer_stays_integer(x: Value, within: &HashSet<Value>) -> bool {
                 | LLVMOpcode::LLVMBr
                 | LLVMOpcode::LLVMSwitch
                 | LLVMOpcode::LLVMGetElementPtr => {}
-                LLVMOpcode::LLVMAdd
-                | LLVMOpcode::LLVMSub
-                | LLVMOpcode::LLVMMul
-                | LLVMOpcode::LLVMUDiv
-                | LLVMOpcode::LLVMSDiv
-                | LLVMOpcode::LLVMURem
-                | LLVMOpcode::LLVMSRem
-                | LLVMOpcode::LLVMAnd
-                | LLVMOpcode::LLVMOr
-                | LLVMOpcode::LLVMXor
-                | LLVMOpcode::LLVMLShr
-                | LLVMOpcode::LLVMAShr
-                | LLVMOpcode::LLVMShl
-                | LLVMOpcode::LLVMTrunc
-                | LLVMOpcode::LLVMZExt
-                | LLVMOpcode::LLVMSExt
-                | LLVMOpcode::LLVMFreeze
-                | LLVMOpcode::LLVMPHI
-                | LLVMOpcode::LLVMSelect
-                | LLVMOpcode::LLVMExtractElement
-                | LLVMOpcode::LLVMInsertElement
-                | LLVMOpcode::LLVMShuffleVector => work.push(u),
+                LLVMOpcode::LLVMExtractElement | LLVMOpcode::LLVMInsertElement | LLVMOpcode::LLVMShuffleVector => {
+                    work.push(u)
+                }
+                op if crate::grown_fields::integer_arithmetic(op) => work.push(u),
                 LLVMOpcode::LLVMBitCast if !contains_float(ir::type_of(u)) && !ir::is_pointer(ir::type_of(u)) => {
                     work.push(u)
                 }
@@ -518,9 +573,9 @@ mod tests {
     use super::*;
     use crate::test_ir::with_function;
 
-    /// `realloc_elem` of the first `realloc` in `@f` of `body` (after the
+    /// `grown_contents` of the first `realloc` in `@f` of `body` (after the
     /// declarations every case needs).
-    fn elem_of_first_realloc(body: &str) -> Option<Option<Elem>> {
+    fn contents_of_first_realloc(body: &str) -> Option<Grown> {
         let ir = format!(
             "declare ptr @malloc(i64)\ndeclare ptr @realloc(ptr, i64)\ndeclare void @free(ptr)\n\
              declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n{body}"
@@ -528,7 +583,7 @@ mod tests {
         with_function(&ir, |f| {
             let r =
                 ir::blocks(f).into_iter().flat_map(ir::instructions).find(|i| is_realloc_call(*i)).expect("a realloc");
-            realloc_elem(r)
+            grown_contents(r)
         })
     }
 
@@ -552,21 +607,21 @@ mod tests {
 
     #[test]
     fn a_block_of_row_headers_holds_no_floats() {
-        assert_eq!(elem_of_first_realloc(&rows("", "%v = load double, ptr %back")), Some(None));
+        assert_eq!(contents_of_first_realloc(&rows("", "%v = load double, ptr %back")), Some(Grown::NoFloats));
     }
 
     #[test]
-    fn a_float_stored_among_the_headers_is_not_understood() {
-        let extra = "%f = getelementptr i8, ptr %outer, i64 16\n  store double %x, ptr %f";
-        assert_eq!(elem_of_first_realloc(&rows(extra, "")), None);
+    fn a_float_stored_over_a_header_pointer_is_not_understood() {
+        let extra = "%f = getelementptr i8, ptr %outer, i64 8\n  store double %x, ptr %f";
+        assert_eq!(contents_of_first_realloc(&rows(extra, "")), None);
     }
 
     #[test]
     fn a_block_whose_address_escapes_is_not_understood() {
         // Into the caller's memory, or made an integer and a pointer again.
-        assert_eq!(elem_of_first_realloc(&rows("store ptr %outer, ptr %out", "")), None);
+        assert_eq!(contents_of_first_realloc(&rows("store ptr %outer, ptr %out", "")), None);
         let extra = "%a = ptrtoint ptr %outer to i64\n  %p = inttoptr i64 %a to ptr\n  store double %x, ptr %p";
-        assert_eq!(elem_of_first_realloc(&rows(extra, "")), None);
+        assert_eq!(contents_of_first_realloc(&rows(extra, "")), None);
     }
 
     #[test]
@@ -578,13 +633,13 @@ mod tests {
                   %field = getelementptr i8, ptr %outer, i64 8\n  store ptr %row, ptr %field\n  \
                   %back = load ptr, ptr %field\n  %at = getelementptr double, ptr %back, i64 1\n  \
                   %v = load double, ptr %at\n  ret double %v\n}\n";
-        assert_eq!(elem_of_first_realloc(ir), Some(Some(Elem::F64)));
+        assert_eq!(contents_of_first_realloc(ir), Some(Grown::Floats(Elem::F64)));
         // A header read back as a float's bits: the row holds something else too.
         let ir = ir.replace(
             "%v = load double, ptr %at",
             "%v = load double, ptr %at\n  %bits = load i64, ptr %back\n  %w = bitcast i64 %bits to double",
         );
-        assert_eq!(elem_of_first_realloc(&ir), None);
+        assert_eq!(contents_of_first_realloc(&ir), None);
     }
 
     #[test]

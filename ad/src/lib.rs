@@ -42,6 +42,7 @@ mod forward;
 mod freed_shadows;
 mod gen;
 mod grown_blocks;
+mod grown_fields;
 mod inert_calls;
 mod int_accesses;
 mod int_bytes;

@@ -24,7 +24,7 @@ use llvm_sys::LLVMOpcode;
 
 pub(crate) use crate::byte_data::copies_no_pointers;
 use crate::cfg::Cfg;
-pub(crate) use crate::grown_blocks::realloc_elem;
+pub(crate) use crate::grown_blocks::{grown_contents, Grown};
 pub(crate) use crate::ir::constant_root;
 use crate::ir::{self, Value};
 pub(crate) use crate::kind::Elem;
@@ -583,12 +583,13 @@ fn analyze_once(
                     if let Some(s) = s {
                         m.ptr.insert(i, s);
                     }
-                    if s == Some(PtrStatus::Shadowed) && realloc_elem(i).is_none() {
+                    if s == Some(PtrStatus::Shadowed) && grown_contents(i).is_none() {
                         m.problem(
                             i,
                             "`realloc` of a block whose contents are not plain floats or integers".into(),
-                            "a block grown with `realloc` may hold floats of one type, or pointers and integers; one \
-                             mixing floats with pointers, or whose accesses cannot all be followed, is not supported yet",
+                            "a block grown with `realloc` is understood when every access to it can be followed and its \
+                             floats keep their places in its elements (not read as bytes or integers); this one is not \
+                             supported yet",
                         );
                     }
                 }

@@ -595,13 +595,16 @@ impl<'g> Reverse<'g> {
         }
     }
 
-    /// Forward sweep of a `realloc` of a block without floats (a
+    /// Forward sweep of a `realloc` of a block with pointers (a
     /// `Vec<Vec<f64>>` growing): the old shadow's contents, shadow pointers
     /// among them, go into the new shadow as the primal's go into the new
-    /// block. (A float block's new shadow starts at zero: its adjoints come
-    /// in the reverse sweep, and move back to the old shadow there.)
+    /// block (its floats' adjoints are zero until the reverse sweep). (A
+    /// float block's new shadow starts at zero: its adjoints come in the
+    /// reverse sweep, and move back to the old shadow there.)
     fn copy_grown_shadow(&mut self, i: Value) {
-        if !self.sh.sh.contains_key(&i) || memory::realloc_elem(i) != Some(None) {
+        if !self.sh.sh.contains_key(&i)
+            || !matches!(memory::grown_contents(i), Some(memory::Grown::NoFloats | memory::Grown::Fields { .. }))
+        {
             return;
         }
         let (ns, os) = (self.sh.of(i), self.sh.of(ir::operand(i, 0)));

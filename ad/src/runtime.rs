@@ -270,6 +270,55 @@ pub(crate) fn adjoint_move_function(module: LLVMModuleRef, elem: Elem) -> Value 
     }
 }
 
+/// `enzyme_rs.adjoint.move.strided.<f32|f64>(src, dst, count, stride)`:
+/// for each of `count` elements `stride` bytes apart, adds the float at
+/// `src` to the one at `dst` and clears it (the adjoints of the floats of a
+/// block of structs moving back to the block they were copied from; the
+/// two blocks do not overlap).
+pub(crate) fn strided_adjoint_move_function(module: LLVMModuleRef, elem: Elem) -> Value {
+    let name =
+        if elem == Elem::F32 { "enzyme_rs.adjoint.move.strided.f32" } else { "enzyme_rs.adjoint.move.strided.f64" };
+    if let Some(f) = existing(module, name) {
+        return f;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let ptr_t = LLVMPointerTypeInContext(ctx, 0);
+        let (i8t, i64t) = (LLVMInt8TypeInContext(ctx), LLVMInt64TypeInContext(ctx));
+        let ft = if elem == Elem::F32 { LLVMFloatTypeInContext(ctx) } else { LLVMDoubleTypeInContext(ctx) };
+        let f = add_function(module, name, LLVMVoidTypeInContext(ctx), &mut [ptr_t, ptr_t, i64t, i64t]);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let p = ir::params(f);
+        let (src, dst, n, stride) = (p[0], p[1], p[2], p[3]);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
+        let (entry, body, done) = (block(c"entry"), block(c"body"), block(c"done"));
+        let zero = LLVMConstInt(i64t, 0, 0);
+        LLVMPositionBuilderAtEnd(b, entry);
+        let empty = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, n, zero, EMPTY);
+        LLVMBuildCondBr(b, empty, done, body);
+        LLVMPositionBuilderAtEnd(b, body);
+        let k = LLVMBuildPhi(b, i64t, c"k".as_ptr());
+        let mut at = [LLVMBuildMul(b, k, stride, EMPTY)];
+        let ps = LLVMBuildGEP2(b, i8t, src, at.as_mut_ptr(), 1, EMPTY);
+        let pd = LLVMBuildGEP2(b, i8t, dst, at.as_mut_ptr(), 1, EMPTY);
+        let t = LLVMBuildLoad2(b, ft, ps, EMPTY);
+        LLVMBuildStore(b, LLVMConstNull(ft), ps);
+        let old = LLVMBuildLoad2(b, ft, pd, EMPTY);
+        LLVMBuildStore(b, LLVMBuildFAdd(b, old, t, EMPTY), pd);
+        let next = LLVMBuildAdd(b, k, LLVMConstInt(i64t, 1, 0), EMPTY);
+        let more = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, next, n, EMPTY);
+        LLVMBuildCondBr(b, more, body, done);
+        let mut kv = [zero, next];
+        let mut from = [entry, body];
+        LLVMAddIncoming(k, kv.as_mut_ptr(), from.as_mut_ptr(), 2);
+        LLVMPositionBuilderAtEnd(b, done);
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        f
+    }
+}
+
 /// ψ(x) = d/dx log Γ(x) in the float type `t`, made once per module and
 /// type (`lgamma` and `tgamma` have derivatives in terms of it). Negative
 /// arguments use the reflection ψ(x) = ψ(1 − x) − π / tan(πx); then the

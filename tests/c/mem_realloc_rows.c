@@ -2,8 +2,9 @@
  * table of rows whose array of row pointers doubles as rows are added (its
  * shadow carries the rows' shadows along), each row itself grown with
  * realloc while it is filled, then linked into the table (its shadow is
- * kept until the reverse sweep is done with it); and a block of pointers
- * into the input grown one entry at a time. */
+ * kept until the reverse sweep is done with it); a block of pointers into
+ * the input grown one entry at a time; and a block of structs holding a
+ * float and a pointer. */
 #include <stdlib.h>
 #include "jacobian.h"
 
@@ -59,8 +60,31 @@ static void pointers(const double *x, double *y) {
   y[0] = s;
 }
 
+/* A block of structs holding a float beside a pointer into the input: only
+ * the floats' adjoints move back when it grows. */
+struct weighted {
+  double w;
+  const double *at;
+  int k;
+};
+
+static void weighted(const double *x, double *y) {
+  struct weighted *e = malloc(sizeof *e);
+  double s = 0;
+  for (int i = 0; i < 5; i++) {
+    e = realloc(e, (i + 1) * sizeof *e);
+    e[i].w = x[i % 4] * (i + 2);
+    e[i].at = x + (i + 1) % 4;
+    e[i].k = i;
+  }
+  for (int i = 0; i < 5; i++) s += e[i].w * *e[i].at * e[(i + 2) % 5].w + e[i].k;
+  free(e);
+  y[0] = s;
+}
+
 int main(void) {
   CHECK_JACOBIAN(table, 4, 2, 0.5, -1.0, 1.5, 0.25);
+  CHECK_JACOBIAN(weighted, 4, 1, 0.5, -1.0, 1.5, 0.25);
   CHECK_JACOBIAN(pointers, 4, 1, 0.5, -1.0, 1.5, 0.25);
   return CHECK_DONE();
 }

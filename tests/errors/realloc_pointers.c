@@ -1,8 +1,8 @@
 // expect: cannot differentiate `realloc` of a block whose contents are not plain floats or integers
-// expect: realloc_pointers.c:16
-/* A block of structs holding a float and a pointer, grown with realloc:
- * which of its bytes carry adjoints and which shadow pointers is not
- * followed yet (a block of pointers alone, or of floats alone, works). */
+// expect: realloc_pointers.c:17
+/* A block of structs holding a float and a pointer, grown with realloc and
+ * also read byte by byte: which bytes are floats is no longer clear from
+ * its accesses (read field by field only, it works). */
 #include <stdlib.h>
 extern int enzyme_dup;
 double __enzyme_autodiff(void *, ...);
@@ -12,14 +12,16 @@ struct weighted { double w; const double *at; };
 double sum_rows(const double *x, int n) {
   struct weighted *rows = malloc(sizeof *rows);
   double s = 0;
+  unsigned check = 0;
   for (int i = 0; i < n; i++) {
     rows = realloc(rows, (i + 1) * sizeof *rows);
     rows[i].w = x[i] * 2;
     rows[i].at = x + i;
     s += rows[i].w * *rows[i].at;
   }
+  for (unsigned long j = 0; j < n * sizeof *rows; j++) check += ((const unsigned char *)rows)[j];
   free(rows);
-  return s;
+  return s + (check == 7);
 }
 
 int main(int argc, char **argv) {

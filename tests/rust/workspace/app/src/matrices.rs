@@ -2,8 +2,9 @@
 //! `Vec<Vec<f64>>` built from rows made with `collect()` and grown with
 //! `push` (its buffer of row headers reallocated), `vec![vec![0.0; n]; n]`
 //! (rows cloned from one) updated in place, and, in optimised builds, rows
-//! themselves grown with `push` beside a `Vec<[f64; 3]>`, and a
-//! `HashMap<u32, Vec<f64>>` whose value vectors grow. Gradients against
+//! themselves grown with `push` beside a `Vec<[f64; 3]>`, a
+//! `HashMap<u32, Vec<f64>>` whose value vectors grow, and a `Vec` of structs
+//! holding a float and a growing `Vec`. Gradients against
 //! finite differences, forward mode against reverse.
 use crate::maps::{check_both, Case};
 use enzyme::{autodiff_forward, autodiff_reverse};
@@ -76,6 +77,32 @@ fn triangle(x: &[f64]) -> f64 {
     s
 }
 
+// Structs holding a float and a growing history, in a growing vector
+// (optimised builds, as above): only the floats' adjoints move back when the
+// vector of structs grows.
+#[cfg(not(debug_assertions))]
+struct Particle {
+    x: f64,
+    history: Vec<f64>,
+}
+
+#[cfg(not(debug_assertions))]
+#[autodiff_reverse(d_particles, Duplicated, ActiveOnly)]
+#[autodiff_forward(t_particles, Dual, DualOnly)]
+fn particles(x: &[f64]) -> f64 {
+    let mut ps: Vec<Particle> = Vec::new();
+    for &v in x {
+        ps.push(Particle { x: v, history: vec![v] });
+    }
+    for _ in 0..5 {
+        for p in ps.iter_mut() {
+            p.x = p.x * 0.9 + p.x.sin() * 0.1;
+            p.history.push(p.x);
+        }
+    }
+    ps.iter().map(|p| p.history.iter().sum::<f64>() * p.x).sum()
+}
+
 // Values gathered per key into growing vectors (optimised builds, as above).
 #[cfg(not(debug_assertions))]
 #[autodiff_reverse(d_buckets, Duplicated, ActiveOnly)]
@@ -105,6 +132,7 @@ pub fn check_all(check: &mut dyn FnMut(&str, f64, f64, f64)) {
     {
         cases.push(("Vec<Vec<f64>> rows grown by push", triangle, |x, dx| d_triangle(x, dx, 1.0), t_triangle));
         cases.push(("HashMap<u32, Vec<f64>>", buckets, |x, dx| d_buckets(x, dx, 1.0), t_buckets));
+        cases.push(("Vec of structs with a Vec field", particles, |x, dx| d_particles(x, dx, 1.0), t_particles));
     }
     for n in [3, 12, 40] {
         let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 0.6 + 0.2).collect();
