@@ -117,6 +117,11 @@ impl Reverse<'_> {
             if ir::is_argument(b) || ir::is_unmapped_address(b) || unsafe { !LLVMIsAConstantPointerNull(b).is_null() } {
                 return true;
             }
+            // Constant data is never what is freed (an empty hash table's
+            // control bytes, chosen where the table has no block yet).
+            if unsafe { !LLVMIsAGlobalVariable(b).is_null() && LLVMIsGlobalConstant(b) != 0 } {
+                return true;
+            }
             if !ir::is_instruction(b) {
                 return false;
             }
