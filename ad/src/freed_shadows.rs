@@ -118,8 +118,11 @@ impl Reverse<'_> {
                 return true;
             }
             // Constant data is never what is freed (an empty hash table's
-            // control bytes, chosen where the table has no block yet).
-            if unsafe { !LLVMIsAGlobalVariable(b).is_null() && LLVMIsGlobalConstant(b) != 0 } {
+            // control bytes, chosen where the table has no block yet), nor
+            // is an undefined pointer (chosen on a path that frees nothing).
+            if unsafe {
+                (!LLVMIsAGlobalVariable(b).is_null() && LLVMIsGlobalConstant(b) != 0) || !LLVMIsAUndefValue(b).is_null()
+            } {
                 return true;
             }
             if !ir::is_instruction(b) {
