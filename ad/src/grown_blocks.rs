@@ -517,10 +517,12 @@ fn integer_stays_integer(x: Value, within: &HashSet<Value>) -> bool {
                     }
                 }
                 LLVMOpcode::LLVMCall if ends_in_unreachable(u) => {}
-                // A size (of a block, a copy, a fill).
+                // A size (of a block, a copy, a fill, a sized `delete`).
                 LLVMOpcode::LLVMCall
-                    if matches!(classify(u), Kind::Alloc(_) | Kind::Realloc | Kind::MemCpy | Kind::MemSet)
-                        || ir::called_function(u).is_some_and(|c| ir::name(c) == "posix_memalign") => {}
+                    if matches!(
+                        classify(u),
+                        Kind::Alloc(_) | Kind::Realloc | Kind::MemCpy | Kind::MemSet | Kind::Free
+                    ) || ir::called_function(u).is_some_and(|c| ir::name(c) == "posix_memalign") => {}
                 // (`umin`, `assume` and the like; none makes a pointer.)
                 LLVMOpcode::LLVMCall
                     if ir::called_function(u).is_some_and(|c| ir::name(c).starts_with("llvm."))
