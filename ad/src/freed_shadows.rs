@@ -114,15 +114,10 @@ impl Reverse<'_> {
     /// never freed twice.
     fn frees_foreign_block(&mut self, p: Value) -> bool {
         ir::pointer_bases(p).into_iter().all(|b| {
-            if ir::is_argument(b) || ir::is_unmapped_address(b) || unsafe { !LLVMIsAConstantPointerNull(b).is_null() } {
-                return true;
-            }
-            // Constant data is never what is freed (an empty hash table's
-            // control bytes, chosen where the table has no block yet), nor
-            // is an undefined pointer (chosen on a path that frees nothing).
-            if unsafe {
-                (!LLVMIsAGlobalVariable(b).is_null() && LLVMIsGlobalConstant(b) != 0) || !LLVMIsAUndefValue(b).is_null()
-            } {
+            // Null, constant data (an empty hash table's control bytes, chosen
+            // where the table has no block yet) and undefined pointers (chosen
+            // on a path that frees nothing) are never what is freed.
+            if ir::is_argument(b) || crate::layout::read_only_constant(b) {
                 return true;
             }
             if !ir::is_instruction(b) {

@@ -12,10 +12,8 @@ use llvm_sys::LLVMOpcode;
 
 use crate::classify::{classify, Kind};
 use crate::ir::{self, Type, Value};
-use crate::kind::Elem;
-use crate::layout::{
-    constant_offset, copy_layout_by_types, data_layout, moves_pointers_through_memory, root_of, CopyLayout,
-};
+use crate::kind::{contains_float, Elem};
+use crate::layout::{copy_layout_by_types, data_layout, moves_pointers_through_memory, read_only_constant, CopyLayout};
 
 /// What a block grown with `realloc` holds, as the sweeps need it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,7 +172,7 @@ impl Family {
                         read_back.extend(loads.iter().copied());
                         work.extend(loads);
                     }
-                    Use::Slot(slot, offset) => work.extend(pointer_loads_of(slot, offset)),
+                    Use::Slot(slot) => work.extend(pointer_loads_of(slot)),
                     Use::Harmless => {}
                     Use::Unknown => return None,
                 }
@@ -267,9 +265,9 @@ impl Family {
                 Use::Harmless
             }
             LLVMOpcode::LLVMStore => {
-                let slot = root_of(ir::operand(u, 1));
+                let slot = ir::operand(u, 1);
                 if ir::is_private_slot(slot) {
-                    return Use::Slot(slot, slot_offset(ir::operand(u, 1)));
+                    return Use::Slot(slot);
                 }
                 // Into another block of the function's own: the pointers read back from it.
                 let outer = (depth > 0).then(|| Family::nested(ir::operand(u, 1), depth - 1)).flatten();
@@ -334,7 +332,7 @@ fn join(work: &mut Vec<Value>, values: Vec<Value>) -> Option<()> {
     for x in values {
         if ir::is_instruction(x) {
             work.push(x);
-        } else if !is_plain_constant(x) {
+        } else if !read_only_constant(x) {
             return None;
         }
     }
@@ -362,10 +360,7 @@ fn sources(v: Value) -> Option<Vec<Value>> {
         LLVMOpcode::LLVMPHI => Some(ir::incoming(v).into_iter().map(|(x, _)| x).collect()),
         LLVMOpcode::LLVMSelect => Some(vec![ir::operand(v, 1), ir::operand(v, 2)]),
         // What was stored there (at the same place, where known).
-        LLVMOpcode::LLVMLoad if ir::is_private_slot(root_of(ir::operand(v, 0))) => {
-            let a = ir::operand(v, 0);
-            Some(pointer_stores_to(root_of(a), slot_offset(a)))
-        }
+        LLVMOpcode::LLVMLoad if ir::is_private_slot(ir::operand(v, 0)) => Some(pointer_stores_to(ir::operand(v, 0))),
         // A fresh block (Rust's allocator for large alignments).
         LLVMOpcode::LLVMLoad if crate::swiss_tables::from_posix_memalign(v) => Some(Vec::new()),
         _ => match classify(v) {
@@ -376,30 +371,15 @@ fn sources(v: Value) -> Option<Vec<Value>> {
     }
 }
 
-/// A constant pointer to no memory the program writes: null, undefined, an
-/// integer made a pointer (Rust's dangling pointer of an empty `Vec`), or
-/// constant data (an empty hash table's control bytes).
-fn is_plain_constant(x: Value) -> bool {
-    unsafe {
-        let global = LLVMIsAGlobalVariable(root_of(x));
-        !LLVMIsAConstantPointerNull(x).is_null()
-            || (!global.is_null() && LLVMIsGlobalConstant(global) != 0)
-            || !LLVMIsAUndefValue(x).is_null()
-            || (!LLVMIsAConstantExpr(x).is_null()
-                && LLVMGetConstOpcode(x) == LLVMOpcode::LLVMIntToPtr
-                && !LLVMIsAConstantInt(LLVMGetOperand(x, 0)).is_null())
-    }
-}
-
 /// What a use of a block's member means.
 enum Use {
     /// The use is the block too.
     Member,
     /// These are the block too (the two sides of a copy whose types are unknown).
     Members(Vec<Value>),
-    /// The member is stored into this private stack slot, at this offset if
-    /// constant: pointers loaded from there are the block.
-    Slot(Value, Option<u64>),
+    /// The member is stored into this private stack slot: pointers loaded
+    /// from it are the block.
+    Slot(Value),
     /// The member is stored into another block of the function's own: the
     /// pointers loaded from that block are the block.
     ReadBack(Vec<Value>),
@@ -409,61 +389,22 @@ enum Use {
     Unknown,
 }
 
-/// The constant byte offset of address `p` in its stack slot.
-fn slot_offset(p: Value) -> Option<u64> {
-    constant_offset(p, data_layout(ir::parent_function(p))).map(|(_, off)| off)
-}
-
-/// The loads of pointers from private stack slot `slot` (at `offset`, when
-/// that and the load's offset are known; a slot may hold several pointers).
-fn pointer_loads_of(slot: Value, offset: Option<u64>) -> Vec<Value> {
-    let f = ir::parent_function(slot);
-    ir::blocks(f)
-        .into_iter()
-        .flat_map(ir::instructions)
-        .filter(|l| {
-            ir::opcode(*l) == LLVMOpcode::LLVMLoad
-                && ir::is_pointer(ir::type_of(*l))
-                && root_of(ir::operand(*l, 0)) == slot
-                && match (offset, slot_offset(ir::operand(*l, 0))) {
-                    (Some(a), Some(b)) => a == b,
-                    _ => true,
-                }
-        })
-        .collect()
-}
-
-/// The pointers stored into private stack slot `slot` (at `offset`, when
-/// that and the store's offset are known).
-fn pointer_stores_to(slot: Value, offset: Option<u64>) -> Vec<Value> {
-    // (A private slot's users are its loads and stores themselves.)
+/// The loads of pointers from private stack slot `slot` (its users are its
+/// loads and stores themselves).
+fn pointer_loads_of(slot: Value) -> Vec<Value> {
     ir::users(slot)
         .into_iter()
-        .filter(|st| {
-            ir::opcode(*st) == LLVMOpcode::LLVMStore
-                && ir::is_pointer(ir::type_of(ir::operand(*st, 0)))
-                && match (offset, slot_offset(ir::operand(*st, 1))) {
-                    (Some(a), Some(b)) => a == b,
-                    _ => true,
-                }
-        })
-        .map(|st| ir::operand(st, 0))
+        .filter(|l| ir::opcode(*l) == LLVMOpcode::LLVMLoad && ir::is_pointer(ir::type_of(*l)))
         .collect()
 }
 
-/// Whether type `t` has a float anywhere in it.
-fn contains_float(t: Type) -> bool {
-    unsafe {
-        match ir::kind(t) {
-            llvm_sys::LLVMTypeKind::LLVMStructTypeKind => {
-                (0..LLVMCountStructElementTypes(t)).any(|k| contains_float(LLVMStructGetTypeAtIndex(t, k)))
-            }
-            llvm_sys::LLVMTypeKind::LLVMArrayTypeKind | llvm_sys::LLVMTypeKind::LLVMVectorTypeKind => {
-                contains_float(LLVMGetElementType(t))
-            }
-            _ => Elem::float_of(t).is_some() || ir::kind(ir::scalar_of(t)) == llvm_sys::LLVMTypeKind::LLVMHalfTypeKind,
-        }
-    }
+/// The pointers stored into private stack slot `slot`.
+fn pointer_stores_to(slot: Value) -> Vec<Value> {
+    ir::users(slot)
+        .into_iter()
+        .filter(|st| ir::opcode(*st) == LLVMOpcode::LLVMStore && ir::is_pointer(ir::type_of(ir::operand(*st, 0))))
+        .map(|st| ir::operand(st, 0))
+        .collect()
 }
 
 /// Whether integer load `l` is taken for a float's bits (`f64::from_bits`).

@@ -726,3 +726,17 @@ pub(crate) fn hinted_elem(f: Value, root: Value) -> Option<Elem> {
     }
     None
 }
+
+/// A constant that addresses nothing writable: constant data, an integer
+/// made an address, null, undefined; not a mutable global (others see it).
+pub(crate) fn read_only_constant(v: Value) -> bool {
+    unsafe {
+        if LLVMIsAConstant(v).is_null() || !LLVMIsAFunction(v).is_null() {
+            return false;
+        }
+        match ir::constant_root(v) {
+            Some(g) => LLVMIsGlobalConstant(g) != 0,
+            None => LLVMIsAGlobalValue(v).is_null(),
+        }
+    }
+}

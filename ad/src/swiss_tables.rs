@@ -28,7 +28,7 @@ use llvm_sys::LLVMOpcode;
 use crate::affine::{chain, gep_affine, Affine};
 use crate::ir::{self, Value};
 use crate::kind::Elem;
-use crate::layout::{data_layout, CopyLayout};
+use crate::layout::{data_layout, read_only_constant, CopyLayout};
 
 /// Where an address lies relative to a control pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -604,20 +604,6 @@ pub(crate) fn from_posix_memalign(v: Value) -> bool {
         }
     }
     written
-}
-
-/// A constant that addresses nothing writable: constant data, an integer
-/// made an address, null; not a mutable global (others see it).
-fn read_only_constant(v: Value) -> bool {
-    unsafe {
-        if LLVMIsAConstant(v).is_null() || !LLVMIsAFunction(v).is_null() {
-            return false;
-        }
-        match ir::constant_root(v) {
-            Some(g) => LLVMIsGlobalConstant(g) != 0,
-            None => LLVMIsAGlobalValue(v).is_null(),
-        }
-    }
 }
 
 /// Whether `p` may address a Swiss table's memory: a cheap test.
