@@ -19,6 +19,7 @@ pub mod bitcode;
 pub mod error;
 pub mod focus;
 pub mod link;
+pub mod parallel_post_ad;
 pub mod pipeline;
 pub mod report;
 pub mod split_codegen;

@@ -502,17 +502,64 @@ fn differentiate(
         )));
     }
     progress.phase("optimising the derivatives");
-    let held = focus::hold_back(module, &post_skip);
-    let result = pipeline::post_ad(module, &tm, level);
+    // Large derivatives optimised and compiled on threads of their own (see `parallel_post_ad`).
+    let derivative_parts = if inv.sanitize_address || dump.is_some() {
+        Vec::new()
+    } else {
+        crate::parallel_post_ad::split(module, level, out)
+    };
+    let (derivative_objects, rest) = std::thread::scope(|s| {
+        let handles: Vec<_> = derivative_parts
+            .iter()
+            .map(|p| s.spawn(move || crate::parallel_post_ad::optimise_and_compile(p, level)))
+            .collect();
+        let rest =
+            optimise_and_compile_rest(module, &tm, level, inv, out, &post_skip, dump.as_deref(), progress, &mut lap);
+        let objects: Result<Vec<PathBuf>, DriverError> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(DriverError::Internal("the post-AD pipeline of a part panicked".into())))
+            })
+            .collect();
+        (objects, rest)
+    });
+    let mut parts = rest?;
+    let derivative_objects = derivative_objects?;
+    if !derivative_objects.is_empty() {
+        let k = derivative_objects.len();
+        lap(&format!("derivatives optimised and compiled apart ({k} {})", if k == 1 { "part" } else { "parts" }));
+    }
+    parts.extend(derivative_objects);
+    Ok(parts)
+}
+
+/// The post-AD pipeline, sanitizers and code generation of the module
+/// (less the derivatives `parallel_post_ad` moved out); returns the other
+/// objects code generation wrote beside `out`.
+#[allow(clippy::too_many_arguments)]
+fn optimise_and_compile_rest(
+    module: &Module<'_>,
+    tm: &inkwell::targets::TargetMachine,
+    level: OptLevel,
+    inv: &Invocation,
+    out: &Path,
+    post_skip: &[String],
+    dump: Option<&Path>,
+    progress: &Progress,
+    lap: &mut impl FnMut(&str),
+) -> Result<Vec<PathBuf>, DriverError> {
+    let held = focus::hold_back(module, post_skip);
+    let result = pipeline::post_ad(module, tm, level);
     focus::release(module, held);
     focus::clear_marks(module);
     result?;
     lap("post-AD pipeline");
     if inv.sanitize_address {
-        pipeline::address_sanitizer(module, &tm)?;
+        pipeline::address_sanitizer(module, tm)?;
         lap("AddressSanitizer");
     }
-    if let Some(d) = &dump {
+    if let Some(d) = dump {
         let _ = module.print_to_file(d.join("final.ll"));
     }
     progress.phase("generating code");

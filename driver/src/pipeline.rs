@@ -27,8 +27,8 @@ pub fn ad_before_optimisation() -> bool {
 /// The ablation switch `ENZYME_ABLATE=lever,...` (for `bench/`): the engine's
 /// speed levers named are switched off (`tape-reuse`, `bounded-tapes`, `tape-scope`,
 /// `store-forwarding`, `settled-slots`, `exact-visits`, `entry-tables`, `sum-steps`; see
-/// [`ad::Ablation`]; and the driver's `split-codegen` and `parallel-codegen`, see
-/// [`driver_lever_ablated`]).
+/// [`ad::Ablation`]; and the driver's `split-codegen`, `parallel-codegen` and
+/// `parallel-post-ad`, see [`driver_lever_ablated`]).
 /// Not for users' builds.
 pub fn ablation() -> Result<ad::Ablation, DriverError> {
     let mut a = ad::Ablation::default();
@@ -43,10 +43,10 @@ pub fn ablation() -> Result<ad::Ablation, DriverError> {
             "exact-visits" => a.no_exact_visits = true,
             "entry-tables" => a.no_entry_tables = true,
             "sum-steps" => a.no_sum_steps = true,
-            "split-codegen" | "parallel-codegen" => {}
+            "split-codegen" | "parallel-codegen" | "parallel-post-ad" => {}
             other => {
                 return Err(DriverError::Usage(format!(
-                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding, settled-slots, exact-visits, entry-tables, sum-steps, split-codegen, parallel-codegen)"
+                    "ENZYME_ABLATE: unknown lever `{other}` (known: tape-reuse, bounded-tapes, tape-scope, store-forwarding, settled-slots, exact-visits, entry-tables, sum-steps, split-codegen, parallel-codegen, parallel-post-ad)"
                 )))
             }
         }
@@ -56,7 +56,9 @@ pub fn ablation() -> Result<ad::Ablation, DriverError> {
 
 /// Whether `ENZYME_ABLATE` names the driver's lever `lever`: `split-codegen`
 /// (huge derivatives are compiled with the rest) or `parallel-codegen` (one
-/// object, compiled on one thread); see [`crate::split_codegen`].
+/// object, compiled on one thread), see [`crate::split_codegen`]; or
+/// `parallel-post-ad` (large derivatives optimised with the rest, see
+/// [`crate::parallel_post_ad`]).
 pub fn driver_lever_ablated(lever: &str) -> bool {
     std::env::var_os("ENZYME_ABLATE").is_some_and(|v| v.to_string_lossy().split(',').any(|l| l.trim() == lever))
 }
@@ -129,8 +131,32 @@ fn triple_str(t: &TargetTriple) -> String {
 /// of the C API do not keep the SLP vectoriser out of `default<On>` on LLVM
 /// 22 (checked: scalar code still came out vectorised), while these options
 /// do; they are read when the passes run, so each phase sets its own.
+/// Switches already as asked are left alone: the post-AD pipeline runs on
+/// several threads at once (see [`crate::parallel_post_ad`]), and options
+/// must not be parsed while passes read them.
 fn set_vectorizers(loops: bool, slp: bool) {
-    set_llvm_options(&[format!("-vectorize-slp={slp}"), format!("-vectorize-loops={loops}")]);
+    static CURRENT: std::sync::Mutex<Option<(bool, bool)>> = std::sync::Mutex::new(None);
+    let mut current = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
+    if *current != Some((loops, slp)) {
+        set_llvm_options(&[format!("-vectorize-slp={slp}"), format!("-vectorize-loops={loops}")]);
+        *current = Some((loops, slp));
+    }
+}
+
+/// Sets the options the post-AD pipeline and code generation run with for
+/// `module`, before threads that run them on parts of it start.
+pub(crate) fn prepare_post_ad(module: &Module<'_>) {
+    set_vectorizers(true, true);
+    if !huge_functions(module).is_empty() {
+        without_machine_scheduler();
+    }
+}
+
+/// The machine instruction scheduler off (see [`HUGE_FUNCTION`]), once: a
+/// switch of the whole process, read by code generation on every thread.
+fn without_machine_scheduler() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| set_llvm_options(&["-enable-misched=false".to_string()]));
 }
 
 fn set_llvm_options(flags: &[String]) {
@@ -190,7 +216,7 @@ const HUGE_FUNCTION: usize = 4_000;
 const HUGE_PIPELINE: &str = "sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg";
 
 /// The names of the module's functions over [`HUGE_FUNCTION`] instructions.
-fn huge_functions(module: &Module<'_>) -> Vec<String> {
+pub(crate) fn huge_functions(module: &Module<'_>) -> Vec<String> {
     module
         .get_functions()
         .filter(|f| instruction_count(*f) > HUGE_FUNCTION)
@@ -291,7 +317,7 @@ pub fn emit_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Resu
 /// before code generation starts on other threads), and [`spread_address_bases`].
 pub(crate) fn prepare_codegen(module: &Module<'_>) {
     if !huge_functions(module).is_empty() {
-        set_llvm_options(&["-enable-misched=false".to_string()]);
+        without_machine_scheduler();
     }
     for f in module.get_functions() {
         spread_address_bases(f);

@@ -48,7 +48,7 @@ pub const SPLIT_FUNCTION: usize = 8_000;
 pub const SPLIT_BLOCK: usize = 4_000;
 
 /// Whether `f` is over [`SPLIT_FUNCTION`] instructions with a block over [`SPLIT_BLOCK`].
-fn is_huge(f: FunctionValue<'_>) -> bool {
+pub(crate) fn is_huge(f: FunctionValue<'_>) -> bool {
     let sizes: Vec<usize> = f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).collect();
     sizes.iter().sum::<usize>() > SPLIT_FUNCTION && sizes.iter().any(|n| *n > SPLIT_BLOCK)
 }
@@ -75,7 +75,7 @@ pub fn huge_derivatives(module: &Module<'_>) -> Vec<String> {
 /// The globals (functions, variables, aliases) function `f` refers to,
 /// through constant expressions, and its personality function; and whether
 /// it refers to the address of a block (of any function).
-fn referenced_globals_and_block_addresses(f: FunctionValue<'_>) -> (Vec<LLVMValueRef>, bool) {
+pub(crate) fn referenced_globals_and_block_addresses(f: FunctionValue<'_>) -> (Vec<LLVMValueRef>, bool) {
     let mut out: Vec<LLVMValueRef> = Vec::new();
     let mut block_addresses = false;
     let mut seen = std::collections::HashSet::new();
@@ -107,7 +107,7 @@ fn referenced_globals_and_block_addresses(f: FunctionValue<'_>) -> (Vec<LLVMValu
 
 /// Replaces function `f` of `module` by a declaration of the same name,
 /// type, calling convention and linkage.
-fn to_declaration<'ctx>(module: &Module<'ctx>, f: FunctionValue<'ctx>) {
+pub(crate) fn to_declaration<'ctx>(module: &Module<'ctx>, f: FunctionValue<'ctx>) {
     let name = f.get_name().to_string_lossy().into_owned();
     if unsafe { LLVMGetFirstUse(f.as_value_ref()).is_null() } {
         unsafe { f.delete() };
@@ -306,7 +306,7 @@ pub fn emit_objects(module: &Module<'_>, level: OptLevel, path: &Path) -> Result
 
 /// Global `g`, if internal or private, renamed (with `suffix`) into a hidden
 /// symbol that other objects of the same link can refer to.
-fn make_shared(g: LLVMValueRef, suffix: &str) {
+pub(crate) fn make_shared(g: LLVMValueRef, suffix: &str) {
     unsafe {
         use llvm_sys::LLVMLinkage::*;
         if matches!(LLVMGetLinkage(g), LLVMInternalLinkage | LLVMPrivateLinkage) {
@@ -322,11 +322,30 @@ fn make_shared(g: LLVMValueRef, suffix: &str) {
 /// A clone of `module` that defines only the functions named in `keep`
 /// (everything else declared), as bitcode; `None` if it is not valid IR.
 fn part_module(module: &Module<'_>, keep: &HashSet<String>) -> Option<Vec<u8>> {
+    part_module_with_copies(module, keep, &HashSet::new())
+}
+
+/// [`part_module`], where the functions named in `copies` are also defined,
+/// as internal copies of their own (for the part's optimiser to inline).
+pub(crate) fn part_module_with_copies(
+    module: &Module<'_>,
+    keep: &HashSet<String>,
+    copies: &HashSet<String>,
+) -> Option<Vec<u8>> {
     let part = module.clone();
-    let others: Vec<FunctionValue<'_>> = part
-        .get_functions()
-        .filter(|f| f.count_basic_blocks() > 0 && !keep.contains(f.get_name().to_str().unwrap_or("")))
-        .collect();
+    let mut others = Vec::new();
+    for f in part.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+        let name = f.get_name().to_string_lossy();
+        if copies.contains(name.as_ref()) {
+            f.set_linkage(Linkage::Internal);
+            unsafe {
+                LLVMSetVisibility(f.as_value_ref(), llvm_sys::LLVMVisibility::LLVMDefaultVisibility);
+                llvm_sys::comdat::LLVMSetComdat(f.as_value_ref(), std::ptr::null_mut());
+            }
+        } else if !keep.contains(name.as_ref()) {
+            others.push(f);
+        }
+    }
     for f in others {
         to_declaration(&part, f);
     }
@@ -369,7 +388,7 @@ fn compile_part(part: &Part) -> Result<(), DriverError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Two plain functions (one internal, using an internal constant), one
@@ -391,6 +410,14 @@ define i32 @main() { %a = call double @three(double 1.0)
   %c = fptosi double %b to i32
   ret i32 %c }
 "#;
+
+    /// The symbols of the object file at `path`: name, and whether undefined.
+    pub(crate) fn object_symbols(path: &Path) -> Vec<(String, bool)> {
+        use object::{Object, ObjectSymbol};
+        let data = std::fs::read(path).expect("object written");
+        let file = object::File::parse(&*data).expect("an object");
+        file.symbols().map(|s| (s.name().unwrap_or("").to_string(), s.is_undefined())).collect()
+    }
 
     fn parts_of(ir: &str, threads: usize) -> Vec<Vec<String>> {
         let ctx = Context::create();
@@ -441,13 +468,7 @@ define i32 @main() { %a = call double @three(double 1.0)
         let part = Part { bitcode, path: dir.path().join("part.o"), level: OptLevel::O2 };
         compile_part(&part).expect("the part compiles");
         crate::pipeline::write_object(&m, &tm, &main_object).expect("the rest compiles");
-        use object::{Object, ObjectSymbol};
-        let symbols = |path: &Path| -> Vec<(String, bool)> {
-            let data = std::fs::read(path).expect("object written");
-            let file = object::File::parse(&*data).expect("an object");
-            file.symbols().map(|s| (s.name().unwrap_or("").to_string(), s.is_undefined())).collect()
-        };
-        let (main_syms, part_syms) = (symbols(&main_object), symbols(&part.path));
+        let (main_syms, part_syms) = (object_symbols(&main_object), object_symbols(&part.path));
         // `four` is defined in the part and called from the rest; the table the other way round.
         assert!(part_syms.contains(&("four.test".to_string(), false)), "{part_syms:?}");
         assert!(main_syms.contains(&("four.test".to_string(), true)), "{main_syms:?}");
