@@ -64,8 +64,14 @@ pub(crate) fn made_by_rustc(m: &Module<'_>) -> bool {
 /// The functions the AD pass works on or next to: callers of `__enzyme_*`
 /// functions, the functions passed to those calls, and every function the
 /// latter reach through direct references (calls, pointers passed on), plus
-/// the functions named by `__enzyme_*` globals (registrations).
-pub fn relevant(module: &Module<'_>) -> HashSet<LLVMValueRef> {
+/// the functions named by `__enzyme_*` globals; with `rules` false, not
+/// those named only by registrations of derivative rules
+/// (`__enzyme_register_*`): the engine calls a rule and does not look
+/// inside it, and the rule was optimised when it was compiled (the
+/// pre-AD pipeline took twice as long on `tests/c/blas_triangular.c` with
+/// the BLAS rules in it). The post-AD pipeline needs them (a rule is
+/// inlined into the derivative that calls it).
+pub fn relevant(module: &Module<'_>, rules: bool) -> HashSet<LLVMValueRef> {
     let mut out: HashSet<LLVMValueRef> = HashSet::new();
     let mut work: Vec<LLVMValueRef> = Vec::new();
     let is_enzyme = |v: LLVMValueRef| name_of(v).starts_with("__enzyme_");
@@ -85,7 +91,8 @@ pub fn relevant(module: &Module<'_>) -> HashSet<LLVMValueRef> {
         });
     }
     for g in module.get_globals() {
-        if is_enzyme(g.as_value_ref()) {
+        let name = name_of(g.as_value_ref());
+        if name.starts_with("__enzyme_") && (rules || !name.starts_with("__enzyme_register_")) {
             if let Some(init) = g.get_initializer() {
                 work.push(init.as_value_ref());
             }
@@ -247,13 +254,25 @@ define i32 @main() { %d = call double @requester(double 1.0)
     fn relevant_is_requesters_targets_and_what_targets_reach() {
         let ctx = Context::create();
         let m = crate::bitcode::parse(&ctx, IR.as_bytes(), "test.ll").expect("valid IR");
-        let r = relevant(&m);
+        let r = relevant(&m, true);
         assert_eq!(names(&m, &r), ["helper", "requester", "target"]);
         let mut skipped = irrelevant(&m, &r, false);
         skipped.sort();
         assert_eq!(skipped, ["main", "unrelated"]);
         // Nothing here came from rustc: the post-AD pipeline skips nothing.
         assert!(irrelevant(&m, &r, true).is_empty());
+    }
+
+    #[test]
+    fn rules_are_relevant_to_the_post_ad_pipeline_only() {
+        let ir = format!(
+            "{IR}\n@__enzyme_register_gradient_helper = global [3 x ptr] [ptr @helper, ptr @aug, ptr @rev]\n\
+             define ptr @aug(double %x) {{ ret ptr null }}\ndefine double @rev(double %x, ptr %t) {{ ret double %x }}\n"
+        );
+        let ctx = Context::create();
+        let m = crate::bitcode::parse(&ctx, ir.as_bytes(), "test.ll").expect("valid IR");
+        assert_eq!(names(&m, &relevant(&m, false)), ["helper", "requester", "target"]);
+        assert_eq!(names(&m, &relevant(&m, true)), ["aug", "helper", "requester", "rev", "target"]);
     }
 
     #[test]

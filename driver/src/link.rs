@@ -443,10 +443,10 @@ fn differentiate(
         return Err(DriverError::Differentiation(diags.len()));
     }
     // The pipelines work where derivatives are (see `focus`).
-    let relevant = focus::relevant(module);
-    let (pre_skip, post_skip) =
-        (focus::irrelevant(module, &relevant, false), focus::irrelevant(module, &relevant, true));
-    drop(relevant);
+    let (pre_skip, post_skip) = (
+        focus::irrelevant(module, &focus::relevant(module, false), false),
+        focus::irrelevant(module, &focus::relevant(module, true), true),
+    );
     if pipeline::ad_before_optimisation() {
         lap("pre-AD pipeline skipped (ENZYME_AD_BEFORE_OPT)");
     } else {
