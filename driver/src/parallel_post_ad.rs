@@ -1,9 +1,9 @@
 //! The post-AD pipeline in parallel parts: large derivatives optimised and
 //! compiled on threads of their own.
 //!
-//! After differentiation most of a program's new code is in a few large
-//! derivatives (over [`crate::pipeline::LARGE_DERIVATIVE`] instructions,
-//! kept out of line by the post-AD pipeline), and the pipeline's work on a
+//! After differentiation most of a program's new code is in derivatives
+//! that the post-AD pipeline keeps out of line (large ones, or many called
+//! from one function: [`crate::pipeline::derivatives_kept_apart`]), and the pipeline's work on a
 //! function does not depend on the other functions beyond inlining its
 //! callees. So on a machine with cores to spare, each large derivative can be
 //! optimised and compiled in a module of its own, beside the rest of the
@@ -50,23 +50,20 @@ pub struct Part {
     path: PathBuf,
 }
 
-/// Which derivatives go into which part (the rest stays in the module),
-/// for `threads` threads, modules of at least `least` instructions and
-/// derivatives of more than `large`: largest first into the lightest part,
-/// the rest of the module counting as one part.
-fn plan(module: &Module<'_>, threads: usize, least: usize, large: usize) -> Vec<Vec<String>> {
+/// Which of the derivatives kept out of line (`apart`) go into which part
+/// (the rest stays in the module), for `threads` threads and modules of at
+/// least `least` instructions: largest first into the lightest part, the
+/// rest of the module counting as one part.
+fn plan(module: &Module<'_>, threads: usize, least: usize, apart: &[FunctionValue<'_>]) -> Vec<Vec<String>> {
     if threads < 2 || unsafe { !LLVMGetFirstGlobalAlias(module.as_mut_ptr()).is_null() } {
         return Vec::new();
     }
-    let mut total = 0;
+    let total: usize = module.get_functions().map(crate::pipeline::instruction_count).sum();
     let mut candidates: Vec<(usize, String)> = Vec::new();
-    for f in module.get_functions().filter(|f| f.count_basic_blocks() > 0) {
-        let size = crate::pipeline::instruction_count(f);
-        total += size;
-        let name = f.get_name().to_string_lossy().into_owned();
+    for &f in apart {
         // Those code generation compiles apart keep that fast path (see `split_codegen`).
-        if size > large && ad::is_derivative_name(&name) && !crate::split_codegen::is_huge(f) && movable(f) {
-            candidates.push((size, name));
+        if f.count_basic_blocks() > 0 && !crate::split_codegen::is_huge(f) && movable(f) {
+            candidates.push((crate::pipeline::instruction_count(f), f.get_name().to_string_lossy().into_owned()));
         }
     }
     if total < least || candidates.is_empty() {
@@ -196,7 +193,7 @@ pub fn split(module: &Module<'_>, level: OptLevel, out: &Path) -> Vec<Part> {
         return Vec::new();
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let plan = plan(module, threads, PARALLEL_MODULE, crate::pipeline::LARGE_DERIVATIVE);
+    let plan = plan(module, threads, PARALLEL_MODULE, &crate::pipeline::derivatives_kept_apart(module));
     let moved: HashSet<String> = plan.iter().flatten().cloned().collect();
     let mut closures = Vec::new();
     for part in &plan {
@@ -249,7 +246,7 @@ mod tests {
     use super::*;
     use crate::split_codegen::tests::object_symbols;
 
-    /// A derivative (large for the tests' threshold of 3) that calls an
+    /// A derivative (kept out of line in these tests) that calls an
     /// internal helper and a function whose address it also passes on, and
     /// reads an internal table; `main` calls it.
     const IR: &str = r#"
@@ -275,9 +272,10 @@ define i32 @main() { %a = call double @diffe_f(double 1.0)
     fn a_large_derivative_moves_with_copies_of_what_it_calls() {
         let ctx = Context::create();
         let m = crate::bitcode::parse(&ctx, IR.as_bytes(), "test.ll").expect("valid IR");
-        let plan = plan(&m, 2, 1, 3);
+        let apart = [m.get_function("diffe_f").expect("defined")];
+        let plan = plan(&m, 2, 1, &apart);
         assert_eq!(plan, [vec!["diffe_f".to_string()]]);
-        assert!(super::plan(&m, 1, 1, 3).is_empty());
+        assert!(super::plan(&m, 1, 1, &apart).is_empty());
         let moved: HashSet<String> = plan.iter().flatten().cloned().collect();
         let (copies, shared) = closure(&m, &plan[0], &moved).expect("a closure");
         assert_eq!(copies, HashSet::from(["square".to_string()]));
@@ -295,7 +293,7 @@ define i32 @main() { %a = call double @diffe_f(double 1.0)
         let m = crate::bitcode::parse(&ctx, IR.as_bytes(), "test.ll").expect("valid IR");
         let dir = tempfile::tempdir().expect("temporary directory");
         let tm = crate::pipeline::target_machine(&m, OptLevel::O2).expect("target");
-        let plan = plan(&m, 2, 1, 3);
+        let plan = plan(&m, 2, 1, &[m.get_function("diffe_f").expect("defined")]);
         let moved: HashSet<String> = plan.iter().flatten().cloned().collect();
         let (copies, shared) = closure(&m, &plan[0], &moved).expect("a closure");
         let f = m.get_function("diffe_f").expect("defined");

@@ -184,19 +184,63 @@ pub(crate) fn instruction_count(f: inkwell::values::FunctionValue<'_>) -> usize 
     f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum()
 }
 
-/// Marks the module's derivatives over [`LARGE_DERIVATIVE`] instructions
-/// `noinline` (unless they must be inlined).
+/// A function whose calls take derivatives of more instructions than this
+/// in all (each at most [`LARGE_DERIVATIVE`]) would become, with them all
+/// inlined, one function too large for the code generator to spread over
+/// threads: those over [`SMALL_DERIVATIVE`] stay out of line too. A test
+/// program whose `main` calls 62 derivatives of 10,356 instructions in all
+/// (`tests/c/higher_order.c`) made a `main` of 7,934 instructions. A
+/// benchmark's caller takes one or two derivatives (at most 1,030
+/// instructions in all), which stay inlined.
+pub const MANY_DERIVATIVES: usize = 4_000;
+
+/// See [`MANY_DERIVATIVES`]: a call costs nothing beside such a derivative's work.
+pub const SMALL_DERIVATIVE: usize = 200;
+
+/// The module's derivatives the post-AD pipeline keeps out of line: those
+/// over [`LARGE_DERIVATIVE`] instructions, and those over
+/// [`SMALL_DERIVATIVE`] that a function calls beside many others (see
+/// [`MANY_DERIVATIVES`]); not those that must be inlined.
+pub(crate) fn derivatives_kept_apart<'ctx>(module: &Module<'ctx>) -> Vec<inkwell::values::FunctionValue<'ctx>> {
+    use crate::focus::attribute_kind;
+    use inkwell::attributes::AttributeLoc;
+    use inkwell::values::AsValueRef;
+    use std::collections::{HashMap, HashSet};
+    let mut sizes: HashMap<llvm_sys::prelude::LLVMValueRef, usize> = HashMap::new();
+    for f in module.get_functions() {
+        if ad::is_derivative_name(&f.get_name().to_string_lossy())
+            && f.get_enum_attribute(AttributeLoc::Function, attribute_kind("alwaysinline")).is_none()
+        {
+            sizes.insert(f.as_value_ref(), instruction_count(f));
+        }
+    }
+    let mut apart: HashSet<llvm_sys::prelude::LLVMValueRef> =
+        sizes.iter().filter(|(_, n)| **n > LARGE_DERIVATIVE).map(|(f, _)| *f).collect();
+    for caller in module.get_functions() {
+        let mut callees: HashSet<llvm_sys::prelude::LLVMValueRef> = HashSet::new();
+        crate::focus::for_each_instruction(caller, |i| unsafe {
+            use llvm_sys::core::*;
+            if !LLVMIsACallInst(i).is_null() || !LLVMIsAInvokeInst(i).is_null() {
+                let callee = LLVMGetCalledValue(i);
+                if sizes.get(&callee).is_some_and(|n| *n <= LARGE_DERIVATIVE) {
+                    callees.insert(callee);
+                }
+            }
+        });
+        if callees.iter().map(|f| sizes[f]).sum::<usize>() > MANY_DERIVATIVES {
+            apart.extend(callees.into_iter().filter(|f| sizes[f] > SMALL_DERIVATIVE));
+        }
+    }
+    module.get_functions().filter(|f| apart.contains(&f.as_value_ref())).collect()
+}
+
+/// Marks [`derivatives_kept_apart`] `noinline`.
 fn keep_large_derivatives_apart(module: &Module<'_>) {
     use crate::focus::attribute_kind;
     use inkwell::attributes::AttributeLoc;
     let ctx = module.get_context();
-    for f in module.get_functions() {
-        if instruction_count(f) > LARGE_DERIVATIVE
-            && ad::is_derivative_name(&f.get_name().to_string_lossy())
-            && f.get_enum_attribute(AttributeLoc::Function, attribute_kind("alwaysinline")).is_none()
-        {
-            f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(attribute_kind("noinline"), 0));
-        }
+    for f in derivatives_kept_apart(module) {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(attribute_kind("noinline"), 0));
     }
 }
 
