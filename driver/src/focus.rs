@@ -141,7 +141,7 @@ pub(crate) fn for_each_instruction(f: FunctionValue<'_>, mut visit: impl FnMut(L
     }
 }
 
-fn name_of(v: LLVMValueRef) -> String {
+pub(crate) fn name_of(v: LLVMValueRef) -> String {
     unsafe {
         let mut len = 0;
         let p = LLVMGetValueName2(v, &mut len);

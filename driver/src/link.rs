@@ -508,6 +508,7 @@ fn differentiate(
     } else {
         crate::parallel_post_ad::split(module, level, out)
     };
+    crate::pipeline::parts_running(!derivative_parts.is_empty());
     let (derivative_objects, rest) = std::thread::scope(|s| {
         let handles: Vec<_> = derivative_parts
             .iter()
@@ -524,6 +525,7 @@ fn differentiate(
             .collect();
         (objects, rest)
     });
+    crate::pipeline::parts_running(false);
     let mut parts = rest?;
     let derivative_objects = derivative_objects?;
     if !derivative_objects.is_empty() {

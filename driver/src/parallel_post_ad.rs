@@ -100,8 +100,9 @@ fn movable(f: FunctionValue<'_>) -> bool {
 }
 
 /// The functions a part copies (those its functions call directly,
-/// transitively, with bodies, not moved into any part) and the globals it
-/// shares with the rest (everything else its functions and copies refer to).
+/// transitively, with bodies, not moved into any part), with the constant
+/// data they read ([`constant_data`]), and the globals it shares with the
+/// rest (everything else its functions and copies refer to).
 fn closure(
     module: &Module<'_>,
     part: &[String],
@@ -139,7 +140,11 @@ fn closure(
                     return None;
                 }
                 if LLVMIsAFunction(g).is_null() {
-                    shared.push(g);
+                    if constant_data(g) {
+                        copies.insert(crate::focus::name_of(g));
+                    } else {
+                        shared.push(g);
+                    }
                     continue;
                 }
             }
@@ -168,6 +173,32 @@ fn closure(
         shared.push(module.get_function(&name).expect("defined").as_value_ref());
     }
     Some((copies, shared))
+}
+
+/// Whether global `g` is constant data of the program's own whose address
+/// means nothing (`unnamed_addr`: a table of coefficients, a string): a part
+/// gets a copy, so that its optimiser reads the values (as it would in the
+/// whole module) rather than loading them from a symbol it cannot see into.
+/// Not where the data holds addresses (they would need sharing in turn).
+fn constant_data(g: LLVMValueRef) -> bool {
+    fn plain(c: LLVMValueRef) -> bool {
+        unsafe {
+            LLVMIsAGlobalValue(c).is_null()
+                && LLVMIsAConstantExpr(c).is_null()
+                && LLVMIsABlockAddress(c).is_null()
+                && (0..LLVMGetNumOperands(c).max(0) as u32).all(|k| plain(LLVMGetOperand(c, k)))
+        }
+    }
+    use llvm_sys::LLVMLinkage::*;
+    unsafe {
+        !LLVMIsAGlobalVariable(g).is_null()
+            && LLVMIsDeclaration(g) == 0
+            && LLVMIsGlobalConstant(g) != 0
+            && LLVMIsThreadLocal(g) == 0
+            && matches!(LLVMGetLinkage(g), LLVMInternalLinkage | LLVMPrivateLinkage)
+            && LLVMGetUnnamedAddress(g) == llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr
+            && plain(LLVMGetInitializer(g))
+    }
 }
 
 /// Whether a function's body may be copied into a part as an internal
@@ -247,12 +278,16 @@ mod tests {
     use crate::split_codegen::tests::object_symbols;
 
     /// A derivative (kept out of line in these tests) that calls an
-    /// internal helper and a function whose address it also passes on, and
-    /// reads an internal table; `main` calls it.
+    /// internal helper (which reads constant coefficients) and a function
+    /// whose address it also passes on, and reads an internal table whose
+    /// address may matter; `main` calls it.
     const IR: &str = r#"
 @table = internal constant [2 x double] [double 1.0, double 2.0]
+@coefficients = private unnamed_addr constant [2 x double] [double 3.0, double 4.0]
 define internal double @square(double %x) { %a = fmul double %x, %x
-  ret double %a }
+  %c = load double, ptr @coefficients
+  %b = fmul double %a, %c
+  ret double %b }
 define internal double @callback(double %x) { %a = fadd double %x, 1.0
   ret double %a }
 declare double @apply(ptr, double)
@@ -278,7 +313,7 @@ define i32 @main() { %a = call double @diffe_f(double 1.0)
         assert!(super::plan(&m, 1, 1, &apart).is_empty());
         let moved: HashSet<String> = plan.iter().flatten().cloned().collect();
         let (copies, shared) = closure(&m, &plan[0], &moved).expect("a closure");
-        assert_eq!(copies, HashSet::from(["square".to_string()]));
+        assert_eq!(copies, HashSet::from(["square".to_string(), "coefficients".to_string()]));
         let names: HashSet<String> = shared
             .iter()
             .map(|g| unsafe { std::ffi::CStr::from_ptr(LLVMGetValueName2(*g, &mut 0)).to_string_lossy().into_owned() })
@@ -313,7 +348,7 @@ define i32 @main() { %a = call double @diffe_f(double 1.0)
         assert!(main_syms.contains(&("table.test".to_string(), false)), "{main_syms:?}");
         assert!(part_syms.contains(&("table.test".to_string(), true)), "{part_syms:?}");
         assert!(main_syms.contains(&("callback.test".to_string(), false)), "{main_syms:?}");
-        // `square` was copied and inlined: the part needs no symbol of it.
-        assert!(!part_syms.iter().any(|(n, _)| n.starts_with("square")), "{part_syms:?}");
+        // `square` and its coefficients were copied (and folded): the part needs no symbol of them.
+        assert!(!part_syms.iter().any(|(n, _)| n.starts_with("square") || n.contains("coefficients")), "{part_syms:?}");
     }
 }

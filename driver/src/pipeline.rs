@@ -152,6 +152,16 @@ pub(crate) fn prepare_post_ad(module: &Module<'_>) {
     }
 }
 
+/// Whether parts of the post-AD pipeline run on other threads now.
+static PARTS_RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says that parts of the post-AD pipeline start (`true`) or have all
+/// finished (`false`) running on other threads: LLVM's options must not
+/// change meanwhile.
+pub(crate) fn parts_running(running: bool) {
+    PARTS_RUNNING.store(running, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// The machine instruction scheduler off (see [`HUGE_FUNCTION`]), once: a
 /// switch of the whole process, read by code generation on every thread.
 fn without_machine_scheduler() {
@@ -184,7 +194,8 @@ pub(crate) fn instruction_count(f: inkwell::values::FunctionValue<'_>) -> usize 
     f.get_basic_blocks().iter().map(|b| b.get_instructions().count()).sum()
 }
 
-/// A function whose calls take derivatives of more instructions than this
+/// A function of the program (not a derivative) whose calls take
+/// derivatives of more instructions than this
 /// in all (each at most [`LARGE_DERIVATIVE`]) would become, with them all
 /// inlined, one function too large for the code generator to spread over
 /// threads: those over [`SMALL_DERIVATIVE`] stay out of line too. A test
@@ -216,7 +227,9 @@ pub(crate) fn derivatives_kept_apart<'ctx>(module: &Module<'ctx>) -> Vec<inkwell
     }
     let mut apart: HashSet<llvm_sys::prelude::LLVMValueRef> =
         sizes.iter().filter(|(_, n)| **n > LARGE_DERIVATIVE).map(|(f, _)| *f).collect();
-    for caller in module.get_functions() {
+    // The program's own functions: a derivative calling the derivatives of
+    // its callees (perhaps in its loops) keeps them inlinable.
+    for caller in module.get_functions().filter(|f| !ad::is_derivative_name(&f.get_name().to_string_lossy())) {
         let mut callees: HashSet<llvm_sys::prelude::LLVMValueRef> = HashSet::new();
         crate::focus::for_each_instruction(caller, |i| unsafe {
             use llvm_sys::core::*;
@@ -358,9 +371,12 @@ pub fn emit_object(module: &Module<'_>, tm: &TargetMachine, path: &Path) -> Resu
 
 /// What [`emit_object`] does before code generation: the machine scheduler
 /// off where a function is huge (a switch of the whole process: call it
-/// before code generation starts on other threads), and [`spread_address_bases`].
+/// before code generation starts on other threads; while parts of the
+/// post-AD pipeline run on other threads, see [`parts_running`], a function
+/// that became huge there keeps the scheduler, which only makes its code
+/// generation slower), and [`spread_address_bases`].
 pub(crate) fn prepare_codegen(module: &Module<'_>) {
-    if !huge_functions(module).is_empty() {
+    if !huge_functions(module).is_empty() && !PARTS_RUNNING.load(std::sync::atomic::Ordering::SeqCst) {
         without_machine_scheduler();
     }
     for f in module.get_functions() {

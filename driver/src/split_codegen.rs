@@ -325,8 +325,9 @@ fn part_module(module: &Module<'_>, keep: &HashSet<String>) -> Option<Vec<u8>> {
     part_module_with_copies(module, keep, &HashSet::new())
 }
 
-/// [`part_module`], where the functions named in `copies` are also defined,
-/// as internal copies of their own (for the part's optimiser to inline).
+/// [`part_module`], where the functions and constants named in `copies`
+/// are also defined, as internal copies of their own (for the part's
+/// optimiser to inline and read).
 pub(crate) fn part_module_with_copies(
     module: &Module<'_>,
     keep: &HashSet<String>,
@@ -356,6 +357,13 @@ pub(crate) fn part_module_with_copies(
             let v = g.as_value_ref();
             if LLVMGetLinkage(v) == llvm_sys::LLVMLinkage::LLVMAppendingLinkage || name.starts_with("llvm.") {
                 LLVMDeleteGlobal(v);
+            } else if copies.contains(&name) {
+                if LLVMGetFirstUse(v).is_null() {
+                    LLVMDeleteGlobal(v);
+                } else {
+                    LLVMSetLinkage(v, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+                    llvm_sys::comdat::LLVMSetComdat(v, std::ptr::null_mut());
+                }
             } else if LLVMIsDeclaration(v) == 0 {
                 if LLVMGetFirstUse(v).is_null() {
                     LLVMDeleteGlobal(v);
