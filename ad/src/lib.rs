@@ -93,6 +93,11 @@ pub use diag::{Diagnostic, SourceLocation};
 pub use names::display_name;
 pub use request::Mode;
 
+/// The names of the globals that register derivative rules
+/// (`__enzyme_register_gradient_f`, `_derivative_`, `_splitderivative_`):
+/// the engine calls the functions they name and does not look inside them.
+pub const RULE_REGISTRATION_PREFIX: &str = "__enzyme_register_";
+
 /// Whether `name` is one the engine gives the derivatives it generates
 /// (`diffe_f`, `diffeN_f`, `fwddiffe_f`, `fwddiffeN_f`, `augmented_f`; see
 /// `gen`), for a driver that treats derivatives apart from the program's code.

@@ -359,7 +359,7 @@ fn functions_named_in(f: inkwell::values::FunctionValue<'_>) -> Vec<String> {
 fn registrations(m: &Module<'_>) -> Vec<(LLVMValueRef, String)> {
     let mut out = Vec::new();
     for g in m.get_globals() {
-        if !g.get_name().to_bytes().starts_with(b"__enzyme_register_") {
+        if !g.get_name().to_bytes().starts_with(ad::RULE_REGISTRATION_PREFIX.as_bytes()) {
             continue;
         }
         let target = unsafe {

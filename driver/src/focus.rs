@@ -92,7 +92,7 @@ pub fn relevant(module: &Module<'_>, rules: bool) -> HashSet<LLVMValueRef> {
     }
     for g in module.get_globals() {
         let name = name_of(g.as_value_ref());
-        if name.starts_with("__enzyme_") && (rules || !name.starts_with("__enzyme_register_")) {
+        if name.starts_with("__enzyme_") && (rules || !name.starts_with(ad::RULE_REGISTRATION_PREFIX)) {
             if let Some(init) = g.get_initializer() {
                 work.push(init.as_value_ref());
             }

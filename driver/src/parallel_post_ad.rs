@@ -26,7 +26,6 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, FunctionValue};
 use llvm_sys::core::*;
@@ -69,34 +68,16 @@ fn plan(module: &Module<'_>, threads: usize, least: usize, apart: &[FunctionValu
     if total < least || candidates.is_empty() {
         return Vec::new();
     }
-    candidates.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    let count = threads.min(MAX_PARTS + 1);
-    let mut loads = vec![0; count];
-    loads[0] = total - candidates.iter().map(|c| c.0).sum::<usize>();
-    let mut parts: Vec<Vec<String>> = vec![Vec::new(); count];
-    for (size, name) in candidates {
-        let k = (0..count).min_by_key(|k| loads[*k]).expect("two parts at least");
-        loads[k] += size;
-        parts[k].push(name);
-    }
-    // What landed in part 0 stays in the module.
-    parts.into_iter().skip(1).filter(|p| !p.is_empty()).collect()
+    let rest = total - candidates.iter().map(|c| c.0).sum::<usize>();
+    crate::split_codegen::spread(candidates, threads.min(MAX_PARTS + 1), rest)
 }
 
-/// Whether derivative `f` may move into a module of its own: a plain
-/// definition (no comdat, no section) that takes no block's address and
-/// refers to no alias or interface.
+/// Whether derivative `f` may move into a module of its own: one code
+/// generation could compile apart ([`crate::split_codegen::movable`]) that
+/// takes no block's address.
 fn movable(f: FunctionValue<'_>) -> bool {
-    use llvm_sys::LLVMLinkage::*;
-    let v = f.as_value_ref();
     let (referenced, block_addresses) = referenced_globals_and_block_addresses(f);
-    unsafe {
-        matches!(LLVMGetLinkage(v), LLVMExternalLinkage | LLVMInternalLinkage | LLVMPrivateLinkage)
-            && f.as_global_value().get_comdat().is_none()
-            && (LLVMGetSection(v).is_null() || *LLVMGetSection(v) == 0)
-            && !block_addresses
-            && referenced.iter().all(|g| LLVMIsAGlobalAlias(*g).is_null() && LLVMIsAGlobalIFunc(*g).is_null())
-    }
+    !block_addresses && crate::split_codegen::movable(f, &referenced)
 }
 
 /// The functions a part copies (those its functions call directly,
@@ -262,10 +243,7 @@ pub fn split(module: &Module<'_>, level: OptLevel, out: &Path) -> Vec<Part> {
 /// thread, in a context of its own; returns the object written.
 pub fn optimise_and_compile(part: &Part, level: OptLevel) -> Result<PathBuf, DriverError> {
     let ctx = Context::create();
-    crate::bitcode::capture_llvm_errors(&ctx);
-    let buffer = MemoryBuffer::create_from_memory_range_copy(&part.bitcode, "derivatives");
-    let module = Module::parse_bitcode_from_buffer(&buffer, &ctx)
-        .map_err(|e| DriverError::Internal(format!("a part of the module cannot be read back: {e}")))?;
+    let module = crate::split_codegen::read_part(&ctx, &part.bitcode)?;
     let tm = crate::pipeline::target_machine_initialised(&module, level)?;
     crate::pipeline::post_ad(&module, &tm, level)?;
     crate::pipeline::emit_object(&module, &tm, &part.path)?;
@@ -314,10 +292,7 @@ define i32 @main() { %a = call double @diffe_f(double 1.0)
         let moved: HashSet<String> = plan.iter().flatten().cloned().collect();
         let (copies, shared) = closure(&m, &plan[0], &moved).expect("a closure");
         assert_eq!(copies, HashSet::from(["square".to_string(), "coefficients".to_string()]));
-        let names: HashSet<String> = shared
-            .iter()
-            .map(|g| unsafe { std::ffi::CStr::from_ptr(LLVMGetValueName2(*g, &mut 0)).to_string_lossy().into_owned() })
-            .collect();
+        let names: HashSet<String> = shared.iter().map(|g| crate::focus::name_of(*g)).collect();
         // The callback's address is passed on: one copy of it, shared.
         assert_eq!(names, HashSet::from(["table".to_string(), "callback".to_string(), "apply".to_string()]));
     }

@@ -151,7 +151,7 @@ struct Plan {
 /// Whether function `f` may be compiled in another object than the module's
 /// global definitions: a plain definition (no comdat, no section, no weak or
 /// inline-only linkage) that refers to no alias or interface.
-fn movable(f: FunctionValue<'_>, referenced: &[LLVMValueRef]) -> bool {
+pub(crate) fn movable(f: FunctionValue<'_>, referenced: &[LLVMValueRef]) -> bool {
     use llvm_sys::LLVMLinkage::*;
     let v = f.as_value_ref();
     unsafe {
@@ -211,18 +211,25 @@ fn plan_for(module: &Module<'_>, threads: usize, least: usize, part_size: usize)
     if total < least || count < 2 {
         return plan;
     }
-    free.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    plan.parts = spread(free, count, pinned);
+    plan
+}
+
+/// Functions (size, name) spread over `count` parts, largest first into the
+/// lightest, part 0 starting at `first_load` (what must stay with the
+/// rest); returns the functions of the non-empty parts beside part 0, whose
+/// functions stay in the module as they are.
+pub(crate) fn spread(mut functions: Vec<(usize, String)>, count: usize, first_load: usize) -> Vec<Vec<String>> {
+    functions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let mut loads = vec![0; count];
-    loads[0] = pinned;
+    loads[0] = first_load;
     let mut parts: Vec<Vec<String>> = vec![Vec::new(); count];
-    for (size, name) in free {
-        let k = (0..count).min_by_key(|k| loads[*k]).expect("two parts at least");
+    for (size, name) in functions {
+        let k = (0..count).min_by_key(|k| loads[*k]).expect("one part at least");
         loads[k] += size;
         parts[k].push(name);
     }
-    // Part 0's functions stay in the module as they are.
-    plan.parts = parts.into_iter().skip(1).filter(|p| !p.is_empty()).collect();
-    plan
+    parts.into_iter().skip(1).filter(|p| !p.is_empty()).collect()
 }
 
 /// One part's module, as bitcode (to be read into a context of its own on
@@ -384,13 +391,19 @@ pub(crate) fn part_module_with_copies(
     part.verify().is_ok().then(|| part.write_bitcode_to_memory().as_slice().to_vec())
 }
 
+/// A part's bitcode read into `ctx` (a context of the thread's own), with
+/// LLVM's errors captured there.
+pub(crate) fn read_part<'ctx>(ctx: &'ctx Context, bitcode: &[u8]) -> Result<Module<'ctx>, DriverError> {
+    crate::bitcode::capture_llvm_errors(ctx);
+    let buffer = MemoryBuffer::create_from_memory_range_copy(bitcode, "part");
+    Module::parse_bitcode_from_buffer(&buffer, ctx)
+        .map_err(|e| DriverError::Internal(format!("a part of the module cannot be read back: {e}")))
+}
+
 /// Code generation of one part, on the calling thread, in a context of its own.
 fn compile_part(part: &Part) -> Result<(), DriverError> {
     let ctx = Context::create();
-    crate::bitcode::capture_llvm_errors(&ctx);
-    let buffer = MemoryBuffer::create_from_memory_range_copy(&part.bitcode, "part");
-    let module = Module::parse_bitcode_from_buffer(&buffer, &ctx)
-        .map_err(|e| DriverError::Internal(format!("a part of the module cannot be read back: {e}")))?;
+    let module = read_part(&ctx, &part.bitcode)?;
     let tm = crate::pipeline::target_machine_initialised(&module, part.level)?;
     crate::pipeline::write_object(&module, &tm, &part.path)
 }
