@@ -115,6 +115,14 @@ impl Reverse<'_> {
                 let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
                 match (self.mem.status(dst), self.mem.status(src)) {
                     (PtrStatus::Shadowed, PtrStatus::Shadowed) => self.move_copied_adjoints(i),
+                    // Its own shadow copied in again: the adjoints of the floats it
+                    // replaced are dropped (its floats are zeros), the pointers stay.
+                    (PtrStatus::Shadowed, _) if memory::copies_inert_constant(i) => {
+                        let mut m = HashMap::new();
+                        m.insert(dst, self.shadow(dst));
+                        m.insert(ir::operand(i, 2), self.primal(ir::operand(i, 2)));
+                        self.e.clone_instruction(i, &m);
+                    }
                     (PtrStatus::Shadowed, _) => {
                         // Constants were copied in: the adjoints of what they replaced are dropped.
                         let sp = self.shadow(dst);

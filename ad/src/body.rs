@@ -295,7 +295,9 @@ impl Shadows {
         }
         // A choice among vtables or functions is its own shadow, the same choice
         // made again: stored into shadow memory as the primal is into memory.
-        let inert_choice = matches!(kind, Kind::Phi | Kind::Select) && memory::is_inert_constant(i);
+        // So is an offset from null.
+        let inert_choice = (matches!(kind, Kind::Phi | Kind::Select) && memory::is_inert_constant(i))
+            || (matches!(kind, Kind::Gep) && memory::is_null_offset(i));
         if !ir::is_pointer(ir::type_of(i)) || (mem.status(i) != PtrStatus::Shadowed && !inert_choice) {
             return;
         }

@@ -43,6 +43,59 @@ pub(crate) fn copies_no_pointers(i: Value) -> bool {
     }
 }
 
+/// Whether a copy from memory without a shadow copies a constant global
+/// whose bytes are their own shadow: pointers to nothing with derivatives
+/// (null, functions, read-only memory without floats: an empty hash
+/// table's header points to the shared empty control bytes), typed
+/// integers and zeros (as float bits, a constant's zero tangent). The shadow
+/// gets the same copy.
+pub(crate) fn copies_inert_constant(i: Value) -> bool {
+    let Some(g) = constant_root(ir::operand(i, 1)) else { return false };
+    unsafe {
+        !LLVMIsAGlobalVariable(g).is_null()
+            && LLVMIsGlobalConstant(g) != 0
+            && !LLVMGetInitializer(g).is_null()
+            && own_shadow(LLVMGetInitializer(g), 0)
+    }
+}
+
+/// Whether constant `c` is its own shadow (see [`copies_inert_constant`]).
+fn own_shadow(c: Value, depth: u32) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let t = ir::type_of(c);
+    unsafe {
+        if !LLVMIsAConstantAggregateZero(c).is_null()
+            || !LLVMIsAConstantPointerNull(c).is_null()
+            || !LLVMIsAUndefValue(c).is_null()
+        {
+            return true;
+        }
+        if ir::is_pointer(t) {
+            return crate::memory::is_inert_constant(c);
+        }
+        // Integers of a type wider than a byte are integers; bytes may be
+        // anything's, and count only when zero.
+        if !LLVMIsAConstantInt(c).is_null() {
+            return LLVMGetIntTypeWidth(t) > 8 || LLVMConstIntGetZExtValue(c) == 0;
+        }
+        if !LLVMIsAConstantFP(c).is_null() {
+            let mut lost = 0;
+            let v = LLVMConstRealGetDouble(c, &mut lost);
+            return v == 0.0 && v.is_sign_positive();
+        }
+        if !LLVMIsAConstantDataSequential(c).is_null() {
+            let e = LLVMGetElementType(t);
+            return ir::is_int(e) && LLVMGetIntTypeWidth(e) > 8;
+        }
+        if !LLVMIsAConstantStruct(c).is_null() || !LLVMIsAConstantArray(c).is_null() {
+            return (0..ir::operand_count(c)).all(|k| own_shadow(ir::operand(c, k), depth + 1));
+        }
+    }
+    false
+}
+
 /// Whether pointer `v` points to bytes, whatever it is based on (see
 /// [`ir::pointer_bases`], null aside): a reference to byte data (see
 /// [`references_byte_data`]), memory hinted to hold integers (the enzyme
@@ -74,10 +127,25 @@ fn hint_holder(b: Value) -> Option<Value> {
 /// moves other types as bytes this way; for a copy from memory without a
 /// shadow that is still constants copied, floats included.
 fn copies_rust_bytes(i: Value) -> bool {
-    ir::debug_function_name(i).is_some_and(|(name, linkage)| {
-        linkage.starts_with("_ZN4core")
-            && matches!(name.as_str(), "copy_nonoverlapping<u8>" | "copy<u8>" | "copy_nonoverlapping<i8>" | "copy<i8>")
-    })
+    ir::debug_function_name(i).is_some_and(|(name, linkage)| is_core_byte_copy(&name, &linkage))
+}
+
+/// Whether a function is `core::ptr`'s copy of `u8`s (or `i8`s), by its name
+/// and linkage name (legacy mangling, or the v0 mangling of rustc's own std).
+fn is_core_byte_copy(name: &str, linkage: &str) -> bool {
+    (linkage.starts_with("_ZN4core") || (linkage.starts_with("_R") && linkage.contains("4core3ptr")))
+        && matches!(name, "copy_nonoverlapping<u8>" | "copy<u8>" | "copy_nonoverlapping<i8>" | "copy<i8>")
+}
+
+/// Whether copy `i` is the copy of a `[u8]`'s elements into a new `Vec<u8>`
+/// (`<[u8]>::to_vec`, inlined: a `String`'s or a `Vec<u8>`'s `clone()`), by
+/// its debug locations: bytes by their type, so no derivative moves.
+pub(crate) fn copies_byte_slice(i: Value) -> bool {
+    let frames = ir::debug_function_names(i);
+    frames.first().is_some_and(|(name, linkage)| is_core_byte_copy(name, linkage))
+        && frames.iter().take(4).any(|(name, linkage)| {
+            linkage.contains("5alloc5slice") && (name.starts_with("to_vec<u8,") || name.starts_with("to_vec_in<u8,"))
+        })
 }
 
 /// Whether `p` is a reference loaded from memory to data aligned to one byte

@@ -64,46 +64,65 @@ pub(crate) fn inlined_through(i: Value) -> Vec<SourceLocation> {
 /// is, by its `!dbg` location (the innermost function inlined into where it
 /// now is): `("copy_nonoverlapping<u8>", "_ZN4core3ptr19copy_nonoverlapping...")`.
 pub(crate) fn debug_function_name(i: Value) -> Option<(String, String)> {
+    debug_function_names(i).into_iter().next()
+}
+
+/// The names and linkage names of the functions instruction `i`'s code was
+/// inlined through, innermost first (see [`debug_function_name`]); the
+/// chain stops at a scope that is not a function's.
+pub(crate) fn debug_function_names(i: Value) -> Vec<(String, String)> {
     use llvm_sys::debuginfo::*;
+    let mut out = Vec::new();
     unsafe {
         if LLVMIsAInstruction(i).is_null() {
-            return None;
+            return out;
         }
-        let loc = LLVMInstructionGetDebugLoc(i);
-        if loc.is_null() {
-            return None;
-        }
+        let mut loc = LLVMInstructionGetDebugLoc(i);
         let ctx = LLVMGetTypeContext(LLVMTypeOf(i));
-        let mut scope = LLVMDILocationGetScope(loc);
-        // Out through lexical blocks (operand 1 of a block is its scope).
-        for _ in 0..64 {
-            if scope.is_null() {
-                return None;
+        while !loc.is_null() && out.len() < 64 {
+            match subprogram_names(ctx, LLVMDILocationGetScope(loc)) {
+                Some(names) => out.push(names),
+                None => break,
             }
-            let node = LLVMMetadataAsValue(ctx, scope);
-            let n = LLVMGetMDNodeNumOperands(node) as usize;
-            let mut ops = vec![std::ptr::null_mut(); n];
-            LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
-            match LLVMGetMetadataKind(scope) {
-                LLVMMetadataKind::LLVMDISubprogramMetadataKind if n > 3 => {
-                    let text = |v: Value| {
-                        let mut len = 0u32;
-                        let p = if v.is_null() { std::ptr::null() } else { LLVMGetMDString(v, &mut len) };
-                        lossy_text(p, len)
-                    };
-                    return Some((text(ops[2]), text(ops[3])));
-                }
-                LLVMMetadataKind::LLVMDILexicalBlockMetadataKind
-                | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind
-                    if n > 1 && !ops[1].is_null() =>
-                {
-                    scope = LLVMValueAsMetadata(ops[1]);
-                }
-                _ => return None,
-            }
+            loc = LLVMDILocationGetInlinedAt(loc);
         }
-        None
     }
+    out
+}
+
+/// The name and linkage name of the function scope `scope` is in (out
+/// through lexical blocks).
+unsafe fn subprogram_names(
+    ctx: llvm_sys::prelude::LLVMContextRef,
+    mut scope: llvm_sys::prelude::LLVMMetadataRef,
+) -> Option<(String, String)> {
+    use llvm_sys::debuginfo::*;
+    for _ in 0..64 {
+        if scope.is_null() {
+            return None;
+        }
+        let node = LLVMMetadataAsValue(ctx, scope);
+        let n = LLVMGetMDNodeNumOperands(node) as usize;
+        let mut ops = vec![std::ptr::null_mut(); n];
+        LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+        match LLVMGetMetadataKind(scope) {
+            LLVMMetadataKind::LLVMDISubprogramMetadataKind if n > 3 => {
+                let text = |v: Value| {
+                    let mut len = 0u32;
+                    let p = if v.is_null() { std::ptr::null() } else { LLVMGetMDString(v, &mut len) };
+                    lossy_text(p, len)
+                };
+                return Some((text(ops[2]), text(ops[3])));
+            }
+            LLVMMetadataKind::LLVMDILexicalBlockMetadataKind | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind
+                if n > 1 && !ops[1].is_null() =>
+            {
+                scope = LLVMValueAsMetadata(ops[1]);
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The `n` bytes at `p` (a string LLVM lends), empty when `p` is null.

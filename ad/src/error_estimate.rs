@@ -69,16 +69,25 @@ pub(crate) fn limits(
                 .with_help("estimate one input's error per call"),
         );
     }
-    // Enzyme calls these, when the program defines them, for each
-    // operation's error; a program defining one expects the calls.
-    for log in ["enzymeLogError", "enzymeLogValue", "enzymeLogGrad", "enzymeLogInfo"] {
+    // Enzyme calls the first two, when the program has them, for each
+    // operation (see [`log_operation`]); the others are not called here.
+    for (log, signature) in LOGGERS {
+        if crate::runtime::existing(module, log).is_some() {
+            if logger(module, log).is_none() {
+                diags.push(
+                    at(format!("`{log}` has another type than the one Enzyme calls it with")).with_help(signature),
+                );
+            }
+        }
+    }
+    for log in ["enzymeLogGrad", "enzymeLogInfo"] {
         if crate::runtime::existing(module, log).is_some_and(|f| !ir::is_declaration(f)) {
             diags.push(
                 at(format!(
-                    "the program defines `{log}`, Enzyme's per-operation error log: not supported, it would never be \
-                     called"
+                    "the program defines `{log}`, an Enzyme log that error estimates do not call: not supported, it \
+                     would never be called"
                 ))
-                .with_help("remove it: `__enzyme_error_estimate` returns the error of the result"),
+                .with_help("remove it; `enzymeLogError` and `enzymeLogValue` are called for each operation"),
             );
         }
     }
@@ -96,4 +105,147 @@ pub(crate) fn limits(
         );
     }
     diags
+}
+
+/// The per-operation loggers of an error estimate, with the declaration
+/// each must have.
+const LOGGERS: [(&str, &str); 2] = [
+    ("enzymeLogError", "declare it `void enzymeLogError(const char *id, double err)`"),
+    ("enzymeLogValue", "declare it `void enzymeLogValue(const char *id, double res, unsigned n, double *operands)`"),
+];
+
+/// The program's logger `name` when it has the type Enzyme calls it with
+/// (see [`LOGGERS`]).
+fn logger(module: llvm_sys::prelude::LLVMModuleRef, name: &str) -> Option<Value> {
+    let f = crate::runtime::existing(module, name)?;
+    unsafe {
+        let t = ir::function_type(f);
+        let n = LLVMCountParamTypes(t) as usize;
+        let mut params = vec![std::ptr::null_mut(); n];
+        LLVMGetParamTypes(t, params.as_mut_ptr());
+        let double = |t: ir::Type| ir::kind(t) == llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind;
+        let fits = match name {
+            "enzymeLogError" => n == 2 && ir::is_pointer(params[0]) && double(params[1]),
+            _ => {
+                n == 4
+                    && ir::is_pointer(params[0])
+                    && double(params[1])
+                    && ir::is_int(params[2])
+                    && ir::int_width(params[2]) == 32
+                    && ir::is_pointer(params[3])
+            }
+        };
+        (fits && LLVMIsFunctionVarArg(t) == 0).then_some(f)
+    }
+}
+
+/// Enzyme's per-operation log, when the program has it: after operation
+/// `i` (whose result is `result` and error `err`, operands `operands`),
+/// `enzymeLogValue(id, result, n, operands)` and `enzymeLogError(id, err)`,
+/// lane by lane for vectors. Only for operations whose error reaches the
+/// function's result or memory with a shadow, as Enzyme logs only active
+/// ones. `id` names the function and the operation.
+pub(crate) fn log_operation(
+    e: &Emitter,
+    module: llvm_sys::prelude::LLVMModuleRef,
+    facts: &crate::memory::Memory,
+    i: Value,
+    result: Value,
+    err: Value,
+    operands: &[Value],
+) {
+    let (error_log, value_log) = (logger(module, "enzymeLogError"), logger(module, "enzymeLogValue"));
+    if (error_log.is_none() && value_log.is_none()) || !reaches_result(i, facts) {
+        return;
+    }
+    let id = ir::cstring(&identifier(i));
+    unsafe {
+        let double = LLVMDoubleTypeInContext(e.ctx);
+        let i32t = LLVMInt32TypeInContext(e.ctx);
+        let id = LLVMBuildGlobalString(e.b, id.as_ptr(), c"enzyme_rs.log_id".as_ptr());
+        let lanes = ir::vector_lanes(ir::type_of(result)).unwrap_or(0);
+        let lane = |v: Value, k: u32| {
+            let x =
+                if lanes == 0 { v } else { LLVMBuildExtractElement(e.b, v, LLVMConstInt(i32t, k as u64, 0), EMPTY) };
+            e.convert_float(x, double)
+        };
+        for k in 0..lanes.max(1) {
+            if let Some(f) = value_log {
+                let floats: Vec<Value> = operands.iter().filter(|o| ir::is_real(ir::type_of(**o))).copied().collect();
+                let ptr = LLVMPointerTypeInContext(e.ctx, 0);
+                let saved = e.intrinsic("llvm.stacksave", &[ptr], &mut []);
+                let n = LLVMConstInt(i32t, floats.len() as u64, 0);
+                let buf = LLVMBuildArrayAlloca(e.b, double, n, EMPTY);
+                for (j, o) in floats.iter().enumerate() {
+                    let mut idx = [LLVMConstInt(i32t, j as u64, 0)];
+                    let at = LLVMBuildGEP2(e.b, double, buf, idx.as_mut_ptr(), 1, EMPTY);
+                    LLVMBuildStore(e.b, lane(*o, k), at);
+                }
+                e.call(f, &mut [id, lane(result, k), n, buf]);
+                e.intrinsic("llvm.stackrestore", &[ptr], &mut [saved]);
+            }
+            if let Some(f) = error_log {
+                e.call(f, &mut [id, lane(err, k)]);
+            }
+        }
+    }
+}
+
+/// `function:operation:index`, the index counting the function's
+/// instructions.
+fn identifier(i: Value) -> String {
+    let f = ir::parent_function(i);
+    let index = ir::blocks(f).into_iter().flat_map(ir::instructions).position(|x| x == i).unwrap_or(0);
+    let what = match ir::called_function(i) {
+        Some(c) => display_name(&ir::name(c)),
+        None => match ir::opcode(i) {
+            llvm_sys::LLVMOpcode::LLVMFAdd => "fadd".to_string(),
+            llvm_sys::LLVMOpcode::LLVMFSub => "fsub".to_string(),
+            llvm_sys::LLVMOpcode::LLVMFMul => "fmul".to_string(),
+            llvm_sys::LLVMOpcode::LLVMFDiv => "fdiv".to_string(),
+            llvm_sys::LLVMOpcode::LLVMFRem => "frem".to_string(),
+            llvm_sys::LLVMOpcode::LLVMFNeg => "fneg".to_string(),
+            _ => "operation".to_string(),
+        },
+    };
+    let fname = ir::name(f);
+    let fname = fname.strip_suffix(".enzyme.prep").unwrap_or(&fname);
+    format!("{}:{what}:{index}", display_name(fname))
+}
+
+/// Whether the value of float operation `i` reaches, through float
+/// arithmetic, choices and lanes, the function's result, memory with a
+/// shadow or a call that may carry derivatives (not a library call such as
+/// `printf`, which only shows it).
+fn reaches_result(i: Value, facts: &crate::memory::Memory) -> bool {
+    let mut work = vec![i];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in ir::users(v) {
+            match classify::classify(u) {
+                Kind::Rule(_)
+                | Kind::FloatCast
+                | Kind::Identity
+                | Kind::Select
+                | Kind::Phi
+                | Kind::Lanes
+                | Kind::Reduce(_) => work.push(u),
+                Kind::Inactive | Kind::LibCall => {}
+                Kind::Store | Kind::AtomicAdd => {
+                    let pointers = (0..ir::operand_count(u)).map(|k| ir::operand(u, k)).filter(|p| *p != v);
+                    if pointers
+                        .filter(|p| ir::is_pointer(ir::type_of(*p)))
+                        .any(|p| facts.status(p) == crate::memory::PtrStatus::Shadowed)
+                    {
+                        return true;
+                    }
+                }
+                _ => return true,
+            }
+        }
+    }
+    false
 }

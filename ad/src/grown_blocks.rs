@@ -306,6 +306,8 @@ impl Family {
                         Use::Harmless
                     }
                     None if ir::is_lifetime_marker(u) => Use::Harmless,
+                    // Reads the bytes to compare them (a `String` key with a table's).
+                    None if compares_bytes(u) => Use::Harmless,
                     None => Use::Unknown,
                 },
             },
@@ -322,6 +324,14 @@ impl Family {
             Elem::Int => {}
         }
     }
+}
+
+/// Whether call `u` only reads memory to compare it (`bcmp`, `memcmp`,
+/// `strlen`, ...): the address goes nowhere, nothing is written.
+fn compares_bytes(u: Value) -> bool {
+    ir::called_function(u).is_some_and(|c| {
+        matches!(ir::name(c).as_str(), "bcmp" | "memcmp" | "strlen" | "strnlen" | "strcmp" | "strncmp")
+    })
 }
 
 /// Adds values that are the block to `work`; `None` if one is a parameter

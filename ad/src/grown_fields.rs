@@ -94,7 +94,7 @@ fn walking_steps(tops: &HashSet<Value>, members: &HashSet<Value>, td: LLVMTarget
                 return None;
             }
             steps.push(offset.constant.unsigned_abs());
-            steps.extend(offset.terms.iter().map(|(c, _)| c.unsigned_abs()));
+            steps.extend(offset.terms.iter().flat_map(|(c, v)| term_steps(*c, *v)));
             work.push(top);
         }
     }
@@ -129,7 +129,7 @@ fn starts_elements(
             let whole = |c: i64| c.rem_euclid(stride as i64) == 0;
             members.contains(&top)
                 && whole(offset.constant)
-                && offset.terms.iter().all(|(c, _)| whole(*c))
+                && offset.terms.iter().all(|(c, v)| term_steps(*c, *v).into_iter().all(|s| whole(s as i64)))
                 && starts_elements(top, stride, members, td, aligned)
         })
     } else {
@@ -137,6 +137,22 @@ fn starts_elements(
     };
     aligned.insert(t, answer);
     answer
+}
+
+/// The byte steps that term `c * v` of an address may take: `c` times each
+/// constant where `v` chooses between constants (an iterator's `next`
+/// advances by one element or, at the end, by none), else multiples of `c`.
+fn term_steps(c: i64, v: Value) -> Vec<u64> {
+    if ir::is_instruction(v) && ir::opcode(v) == LLVMOpcode::LLVMSelect {
+        let arms: Option<Vec<u64>> = [1, 2]
+            .iter()
+            .map(|k| Some(ir::const_int_value(ir::operand(v, *k))?.checked_mul(c)?.unsigned_abs()))
+            .collect();
+        if let Some(arms) = arms {
+            return arms;
+        }
+    }
+    vec![c.unsigned_abs()]
 }
 
 fn is_choice(v: Value) -> bool {
@@ -227,6 +243,11 @@ mod tests {
     /// grown, filled through an index and walked by a pointer; `extra` added
     /// in the walk.
     fn contents(extra: &str) -> Option<Grown> {
+        contents_walked_by(extra, "16")
+    }
+
+    /// As [`contents`], the walk advancing by `step` bytes.
+    fn contents_walked_by(extra: &str, step: &str) -> Option<Grown> {
         let ir = format!(
             "declare ptr @malloc(i64)\ndeclare ptr @realloc(ptr, i64)\ndeclare void @free(ptr)\n\
              define double @f(ptr %x, i64 %n, i64 %i) {{\n\
@@ -235,7 +256,7 @@ mod tests {
              %at = getelementptr i8, ptr %e, i64 8\n  store ptr %x, ptr %at\n  br label %walk\n\
              walk:\n  %p = phi ptr [ %b, %entry ], [ %next, %walk ]\n  %w = load double, ptr %p\n  \
              %q = getelementptr i8, ptr %p, i64 8\n  %xp = load ptr, ptr %q\n  {extra}\n  \
-             %next = getelementptr i8, ptr %p, i64 16\n  %done = icmp eq ptr %next, %e\n  \
+             %next = getelementptr i8, ptr %p, i64 {step}\n  %done = icmp eq ptr %next, %e\n  \
              br i1 %done, label %out, label %walk\n\
              out:\n  call void @free(ptr %b)\n  ret double %w\n}}\n"
         );
@@ -252,6 +273,15 @@ mod tests {
     #[test]
     fn floats_beside_pointers_keep_their_place_in_each_element() {
         assert_eq!(contents(""), Some(Grown::Fields { stride: 16, floats: vec![(0, Elem::F64)] }));
+    }
+
+    #[test]
+    fn a_walk_that_may_stay_in_place_steps_by_whole_elements() {
+        // An iterator's `next`: one element on, or none at the end.
+        let stay = "%end = icmp eq ptr %xp, null\n  %by = select i1 %end, i64 0, i64 16";
+        assert_eq!(contents_walked_by(stay, "%by"), Some(Grown::Fields { stride: 16, floats: vec![(0, Elem::F64)] }));
+        let half = "%end = icmp eq ptr %xp, null\n  %by = select i1 %end, i64 8, i64 16";
+        assert_eq!(contents_walked_by(half, "%by"), None, "half an element on: the float meets the pointer");
     }
 
     #[test]

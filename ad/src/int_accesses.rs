@@ -62,6 +62,11 @@ pub(crate) fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value)
                     return true;
                 }
             }
+            // A field of an element of an array of structs (`v[i].len`, a
+            // `String`'s length as a `Vec<String>` grows).
+            if lanes == 1 && integer_field_of_element(p, ir::store_size(f, t), data_layout(f)) {
+                return true;
+            }
         }
         if !LLVMIsAAllocaInst(root).is_null() {
             let mut fields = Vec::new();
@@ -69,6 +74,12 @@ pub(crate) fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value)
                 return fields.iter().all(|(_, _, e)| *e == Elem::Int);
             }
         }
+    }
+    // A choice between stack slots of integers (unoptimised Rust picks the
+    // slot of an `Option<Layout>`'s size or of its alignment by a phi).
+    let bases = ir::pointer_bases(p);
+    if bases.len() > 1 && bases.iter().all(|b| integer_slot(*b, data_layout(f))) {
+        return true;
     }
     // A hash table's control bytes or integer fields (Rust's `HashMap` keys).
     let bytes = ir::store_size(f, t) * lanes as u64;
@@ -87,6 +98,42 @@ pub(crate) fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value)
     let size = unsafe { llvm_sys::target::LLVMABISizeOfType(td, t) } * lanes as u64;
     crate::layout::constant_offset(p, td)
         .is_some_and(|(r, at)| r == root && only_integer_accesses_at(f, root, at, size, td))
+}
+
+/// Whether address `p` is an integer field of `bytes` bytes in an element
+/// of an array of structs: `getelementptr T, ptr %a, i64 %i` (a struct `T`
+/// that is no union), then constant offsets into the element.
+fn integer_field_of_element(p: Value, bytes: u64, td: llvm_sys::target::LLVMTargetDataRef) -> bool {
+    let mut at: u64 = 0;
+    let mut q = p;
+    for _ in 0..8 {
+        if unsafe { LLVMIsAGetElementPtrInst(q).is_null() } {
+            return false;
+        }
+        let src = unsafe { LLVMGetGEPSourceElementType(q) };
+        let variable = unsafe { LLVMIsAConstantInt(ir::operand(q, 1)).is_null() };
+        if ir::operand_count(q) == 2 && variable && ir::kind(src) == llvm_sys::LLVMTypeKind::LLVMStructTypeKind {
+            let mut fields = Vec::new();
+            return flatten(src, 0, td, &mut fields)
+                && fields.iter().any(|(o, size, e)| *o == at && *size == bytes && *e == Elem::Int);
+        }
+        match crate::layout::constant_gep(q, td).and_then(|g| g.offset) {
+            Some(o) => at += o,
+            None => return false,
+        }
+        q = ir::operand(q, 0);
+    }
+    false
+}
+
+/// Whether `b` is a stack slot whose type holds integers only.
+fn integer_slot(b: Value, td: llvm_sys::target::LLVMTargetDataRef) -> bool {
+    let mut fields = Vec::new();
+    unsafe {
+        !LLVMIsAAllocaInst(b).is_null()
+            && flatten(LLVMGetAllocatedType(b), 0, td, &mut fields)
+            && fields.iter().all(|(_, _, e)| *e == Elem::Int)
+    }
 }
 
 /// Whether every load and store through `root` that may touch bytes
@@ -164,4 +211,40 @@ fn only_integer_accesses(f: Value, root: Value) -> bool {
         };
         root_of(ptr) != root || ir::is_int(t)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_ir::with_function;
+
+    /// `surely_integer_access` of each store of `@f` (in order).
+    fn stores_surely_integer(body: &str) -> Vec<bool> {
+        let ir = format!("define void @f(ptr %a, i64 %i, i64 %n, i1 %c) {{\nentry:\n{body}\n  ret void\n}}\n");
+        with_function(&ir, |f| {
+            ir::blocks(f)
+                .into_iter()
+                .flat_map(ir::instructions)
+                .filter(|i| ir::opcode(*i) == LLVMOpcode::LLVMStore)
+                .map(|s| surely_integer_access(s, ir::operand(s, 1), &crate::classify::classify))
+                .collect()
+        })
+    }
+
+    #[test]
+    fn a_choice_between_integer_slots_holds_integers() {
+        let body = "  %size = alloca i64\n  %align = alloca i64\n  %x = alloca double\n  \
+             %slot = select i1 %c, ptr %size, ptr %align\n  store i64 %n, ptr %slot\n  \
+             %mixed = select i1 %c, ptr %size, ptr %x\n  store i64 %n, ptr %mixed";
+        assert_eq!(stores_surely_integer(body), vec![true, false]);
+    }
+
+    #[test]
+    fn integer_fields_of_an_element_of_structs() {
+        // `Vec<String>`'s elements: capacity, pointer, length.
+        let body = "  %e = getelementptr { i64, ptr, i64 }, ptr %a, i64 %i\n  store i64 %n, ptr %e\n  \
+             %len = getelementptr i8, ptr %e, i64 16\n  store i64 %n, ptr %len\n  \
+             %buf = getelementptr i8, ptr %e, i64 8\n  store i64 %n, ptr %buf";
+        assert_eq!(stores_surely_integer(body), vec![true, true, false]);
+    }
 }

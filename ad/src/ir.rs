@@ -13,7 +13,9 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
-pub(crate) use crate::debug_loc::{copy_debug_location, debug_function_name, inlined_through, location};
+pub(crate) use crate::debug_loc::{
+    copy_debug_location, debug_function_name, debug_function_names, inlined_through, location,
+};
 
 pub(crate) type Value = LLVMValueRef;
 pub(crate) type Type = LLVMTypeRef;

@@ -116,6 +116,10 @@ pub(crate) fn copy_layout_by_types(i: Value, module_layout: llvm_sys::target::LL
             return Some(CopyLayout::Fields(fields));
         }
     }
+    // A `String`'s or `Vec<u8>`'s clone: bytes by their type.
+    if crate::byte_data::copies_byte_slice(i) {
+        return Some(CopyLayout::Uniform(Elem::Int));
+    }
     // What the user said with `__enzyme_double(p)` and friends.
     let f = ir::parent_function(i);
     for k in 0..2 {

@@ -22,7 +22,7 @@ use llvm_sys::core::*;
 use llvm_sys::target::LLVMGetModuleDataLayout;
 use llvm_sys::LLVMOpcode;
 
-pub(crate) use crate::byte_data::copies_no_pointers;
+pub(crate) use crate::byte_data::{copies_inert_constant, copies_no_pointers};
 use crate::cfg::Cfg;
 pub(crate) use crate::grown_blocks::{grown_contents, Grown};
 pub(crate) use crate::ir::constant_root;
@@ -118,7 +118,30 @@ fn is_inert_within(v: Value, depth: u32) -> bool {
 }
 
 fn is_null_like(v: Value) -> bool {
-    unsafe { !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() || ir::is_unmapped_address(v) }
+    unsafe {
+        !LLVMIsAConstantPointerNull(v).is_null()
+            || !LLVMIsAUndefValue(v).is_null()
+            || ir::is_unmapped_address(v)
+            || is_null_offset(v)
+    }
+}
+
+/// An offset from null (`getelementptr i8, ptr null, i64 %n`): what the
+/// optimiser makes of an empty container's `start + size` on the path where
+/// the block is null. It points to no object, so, like null, it fits any
+/// status and is its own shadow (the same offset, made again).
+pub(crate) fn is_null_offset(v: Value) -> bool {
+    let mut p = v;
+    for _ in 0..4 {
+        if !ir::is_instruction(p) || ir::opcode(p) != LLVMOpcode::LLVMGetElementPtr {
+            return false;
+        }
+        p = ir::operand(p, 0);
+        if unsafe { !LLVMIsAConstantPointerNull(p).is_null() } {
+            return true;
+        }
+    }
+    false
 }
 
 impl Memory {
@@ -508,7 +531,9 @@ fn analyze_once(
                                 );
                             }
                         }
-                        (PtrStatus::Shadowed, PtrStatus::Constant, _) if copies_no_pointers(i) => {
+                        (PtrStatus::Shadowed, PtrStatus::Constant, _)
+                            if copies_no_pointers(i) || copies_inert_constant(i) =>
+                        {
                             // Constant data into differentiated memory: like storing constants.
                         }
                         (PtrStatus::Constant, PtrStatus::Shadowed, _) if copies_only_integers(i) => {
@@ -741,4 +766,26 @@ fn captures_constant_pointers(a: Value, m: &Memory) -> bool {
         _ => false,
     });
     fits && stored && forked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_from_null_are_null_like() {
+        let ir = "define void @f(ptr %p, i64 %n) {
+          %a = getelementptr inbounds i8, ptr null, i64 %n
+          %b = getelementptr inbounds double, ptr %a, i64 2
+          %c = getelementptr inbounds i8, ptr %p, i64 %n
+          ret void
+        }";
+        crate::test_ir::with_function(ir, |f| {
+            let named: HashMap<String, Value> =
+                ir::blocks(f).into_iter().flat_map(ir::instructions).map(|i| (ir::name(i), i)).collect();
+            assert!(is_null_offset(named["a"]) && is_null_like(named["a"]));
+            assert!(is_null_offset(named["b"]), "an offset from an offset from null");
+            assert!(!is_null_offset(named["c"]) && !is_null_like(named["c"]), "an offset from a parameter");
+        });
+    }
 }

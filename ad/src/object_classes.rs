@@ -74,6 +74,13 @@ fn decompose(
     Some((p, if array { Position::Array(offset) } else { Position::Field(offset) }))
 }
 
+/// Null, an undefined pointer or an address never mapped (Rust's dangling
+/// pointer of every empty `Vec`): no object, so choosing it or storing it
+/// joins no classes (else every empty container would be one class).
+fn is_no_object(p: Value) -> bool {
+    unsafe { !LLVMIsAConstantPointerNull(p).is_null() || !LLVMIsAUndefValue(p).is_null() || ir::is_unmapped_address(p) }
+}
+
 /// A load whose value is only stored somewhere else: bits moved, in
 /// whatever type the optimiser chose (a Rust `usize` key moved as a
 /// `double`), which says nothing of what the memory holds.
@@ -237,6 +244,9 @@ impl Classes {
                     }
                     if ir::is_pointer(ir::type_of(v)) {
                         if let Some((stored, Position::Field(0))) = decompose(v, dl, &c.interior) {
+                            if is_no_object(stored) {
+                                continue;
+                            }
                             let holder = c.class(object);
                             let kept = c.pointee_class(holder, at);
                             let s = c.class(stored);
@@ -251,6 +261,9 @@ impl Classes {
                     for v in chosen(i) {
                         // Only the objects themselves (an address inside one is another position).
                         if let Some((o, Position::Field(0))) = decompose(v, dl, &c.interior) {
+                            if is_no_object(o) {
+                                continue;
+                            }
                             let other = c.class(o);
                             c.union(me, other);
                         }
@@ -473,6 +486,22 @@ mod tests {
              call void @llvm.memmove.p0.p0.i64(ptr %a, ptr %a, i64 %n, i1 false)"
         );
         assert_eq!(typed(&body), vec![Some("i64".to_string())]);
+    }
+
+    #[test]
+    fn empty_containers_are_not_one_object() {
+        // Two vectors starting at Rust's dangling pointer, one of doubles and
+        // one of integers: the constant they share joins no classes.
+        let body = "  br label %grow\ngrow:\n  \
+             %a = phi ptr [ inttoptr (i64 8 to ptr), %entry ], [ %root, %grow ]\n  \
+             %b = phi ptr [ inttoptr (i64 8 to ptr), %entry ], [ %other, %grow ]\n  \
+             %ai = getelementptr double, ptr %a, i64 %i\n  store double %x, ptr %ai\n  \
+             %bi = getelementptr i64, ptr %b, i64 %i\n  store i64 7, ptr %bi\n  \
+             %c = icmp eq i64 %i, %n\n  br i1 %c, label %done, label %grow\ndone:\n  \
+             %a8 = getelementptr i8, ptr %a, i64 8\n  %b8 = getelementptr i8, ptr %b, i64 8\n  \
+             call void @llvm.memmove.p0.p0.i64(ptr %a8, ptr %a8, i64 8, i1 false)\n  \
+             call void @llvm.memmove.p0.p0.i64(ptr %b8, ptr %b8, i64 8, i1 false)";
+        assert_eq!(typed(body), vec![Some("double".to_string()), Some("i64".to_string())]);
     }
 
     #[test]

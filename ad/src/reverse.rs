@@ -568,9 +568,17 @@ impl<'g> Reverse<'g> {
     }
 
     /// Forward sweep of a copy between shadowed memory: shadow pointers
-    /// among the copied bytes are copied too.
+    /// among the copied bytes are copied too. An inert constant copied in
+    /// (see [`memory::copies_inert_constant`]) is copied into the shadow.
     pub(super) fn copy_shadow_pointers(&mut self, i: Value) {
         let (dst, src) = (ir::operand(i, 0), ir::operand(i, 1));
+        if self.mem.status(dst) == PtrStatus::Shadowed && memory::copies_inert_constant(i) {
+            // Constant integers and inert pointers: their own shadow.
+            let mut m = self.map.clone();
+            m.insert(dst, self.sh.of(dst));
+            self.e.clone_instruction(i, &m);
+            return;
+        }
         if self.mem.status(dst) != PtrStatus::Shadowed || self.mem.status(src) != PtrStatus::Shadowed {
             return;
         }

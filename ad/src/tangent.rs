@@ -12,7 +12,7 @@ use crate::body::{old_block_bytes, Shadows};
 use crate::classify::Kind;
 use crate::emit::{rule_operands, Emitter};
 use crate::ir::{self, Value};
-use crate::memory::{Memory, PtrStatus};
+use crate::memory::{self, Memory, PtrStatus};
 use crate::runtime::libc_function;
 
 /// A derivative being built that propagates tangents.
@@ -137,6 +137,12 @@ pub(crate) trait Tangents {
                 m.insert(ir::operand(i, 0), self.shadows().of(ir::operand(i, 0)));
                 self.emitter().clone_instruction(i, &m);
             }
+            Kind::MemCpy if shadowed(ir::operand(i, 0)) && memory::copies_inert_constant(i) => {
+                // Constant integers and inert pointers: their own shadow.
+                let mut m = self.primals().clone();
+                m.insert(ir::operand(i, 0), self.shadows().of(ir::operand(i, 0)));
+                self.emitter().clone_instruction(i, &m);
+            }
             Kind::MemCpy if shadowed(ir::operand(i, 0)) && !shadowed(ir::operand(i, 1)) => {
                 // Constants copied in: their tangents are zero.
                 let len = self.val(ir::operand(i, 2));
@@ -203,7 +209,11 @@ pub(crate) trait Tangents {
                     }
                 }
                 match sum {
-                    Some(s) if e.error_estimate => Some(crate::error_estimate::with_rounding(e, n, s)),
+                    Some(s) if e.error_estimate => {
+                        let err = crate::error_estimate::with_rounding(e, n, s);
+                        crate::error_estimate::log_operation(e, self.module(), self.facts(), i, n, err, &args);
+                        Some(err)
+                    }
                     sum => sum,
                 }
             }

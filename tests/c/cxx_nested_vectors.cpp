@@ -1,5 +1,3 @@
-// not at: -O2 (the optimiser's copy of a pushed row mixes pointers with and without shadows: a clear build error)
-// not at: -O3 (as at -O2)
 /* Containers of containers: a std::vector<std::vector<double>> whose rows
  * are built with push_back and copied in, and a std::vector of structs
  * holding a double and a std::vector<double> that grows. The rows' copies

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
+#include "error_model.h"
 
 /* The model below rounds each operation; a fused multiply-add would round
  * once (and its estimate would be the fma's). */
@@ -29,17 +30,6 @@ static void check_rel(const char *what, double got, double want, double tol, int
 }
 #define CHECK_REL(what, got, want, tol) check_rel(what, (got), (want), (tol), __LINE__)
 
-/* |r - r'| with r' the last significand bit of r flipped. */
-static double ulp(double r) {
-  uint64_t b;
-  memcpy(&b, &r, sizeof b);
-  b ^= 1;
-  double f;
-  memcpy(&f, &b, sizeof f);
-  return fabs(r - f);
-}
-/* e(r) from the propagated errors. */
-static double err(double r, double propagated) { return fmax(ulp(r), propagated); }
 
 static double just_cos(double x) { return cos(x); }
 

@@ -180,6 +180,27 @@ fn word_churn(x: &[f64], text: &str) -> f64 {
     total + m.values().map(|v| v * v).sum::<f64>()
 }
 
+// `String`s beside the floats: names copied into an array of `String`s, cloned,
+// grown with `push_str`, compared and kept in another `Vec`; their lengths
+// weight the sum.
+#[autodiff_reverse(d_labelled, Duplicated, Const, ActiveOnly)]
+#[autodiff_forward(t_labelled, Dual, Const, DualOnly)]
+fn labelled(x: &[f64], names: &[&str]) -> f64 {
+    let owned = [names[0].to_string(), names[3].to_string(), names[5].to_string()];
+    let mut labels: Vec<String> = Vec::new();
+    let mut s = 0.0;
+    for (i, v) in x.iter().enumerate() {
+        let mut l = owned[(i * 5 + 1) % owned.len()].clone();
+        if i % 3 == 0 {
+            l.push_str("_tail");
+        }
+        let w = if labels.iter().any(|m| *m == l) { 2.0 } else { 1.0 };
+        s += w * v * v * l.len() as f64;
+        labels.push(l);
+    }
+    s + labels.iter().map(|l| l.len() as f64).sum::<f64>() * x[0]
+}
+
 // `&str` keys: the words of a `&str` parameter (`split_whitespace`).
 #[autodiff_reverse(d_word_weights, Duplicated, Const, ActiveOnly)]
 #[autodiff_forward(t_word_weights, Dual, Const, DualOnly)]
@@ -250,6 +271,12 @@ fn check_string_keys(check: &mut dyn FnMut(&str, f64, f64, f64)) {
             |x| word_churn(x, TEXT),
             |x, dx| d_word_churn(x, dx, TEXT, 1.0),
             |x, tx| t_word_churn(x, tx, TEXT),
+        ),
+        (
+            "Strings cloned, pushed and compared",
+            |x| labelled(x, &NAMES),
+            |x, dx| d_labelled(x, dx, &NAMES, 1.0),
+            |x, tx| t_labelled(x, tx, &NAMES),
         ),
         (
             "HashMap<&str, f64>",
