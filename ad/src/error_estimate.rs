@@ -72,12 +72,8 @@ pub(crate) fn limits(
     // Enzyme calls the first two, when the program has them, for each
     // operation (see [`log_operation`]); the others are not called here.
     for (log, signature) in LOGGERS {
-        if crate::runtime::existing(module, log).is_some() {
-            if logger(module, log).is_none() {
-                diags.push(
-                    at(format!("`{log}` has another type than the one Enzyme calls it with")).with_help(signature),
-                );
-            }
+        if crate::runtime::existing(module, log).is_some() && logger(module, log).is_none() {
+            diags.push(at(format!("`{log}` has another type than the one Enzyme calls it with")).with_help(signature));
         }
     }
     for log in ["enzymeLogGrad", "enzymeLogInfo"] {
@@ -139,12 +135,14 @@ fn logger(module: llvm_sys::prelude::LLVMModuleRef, name: &str) -> Option<Value>
     }
 }
 
-/// Enzyme's per-operation log, when the program has it: after operation
-/// `i` (whose result is `result` and error `err`, operands `operands`),
-/// `enzymeLogValue(id, result, n, operands)` and `enzymeLogError(id, err)`,
-/// lane by lane for vectors. Only for operations whose error reaches the
+/// Enzyme's per-operation log, when the program has it: after scalar
+/// operation `i` (whose result is `result` and error `err`, operands
+/// `operands`), `enzymeLogValue(id, result, n, operands)` and
+/// `enzymeLogError(id, err)`. Only for operations whose error reaches the
 /// function's result or memory with a shadow, as Enzyme logs only active
-/// ones. `id` names the function and the operation.
+/// ones. `id` names the function and the operation. Operations on vectors
+/// are not logged (some of their lanes may hold nothing, and Enzyme's
+/// logger takes one double).
 pub(crate) fn log_operation(
     e: &Emitter,
     module: llvm_sys::prelude::LLVMModuleRef,
@@ -155,7 +153,10 @@ pub(crate) fn log_operation(
     operands: &[Value],
 ) {
     let (error_log, value_log) = (logger(module, "enzymeLogError"), logger(module, "enzymeLogValue"));
-    if (error_log.is_none() && value_log.is_none()) || !reaches_result(i, facts) {
+    if (error_log.is_none() && value_log.is_none())
+        || ir::vector_lanes(ir::type_of(result)).is_some()
+        || !reaches_result(i, facts)
+    {
         return;
     }
     let id = ir::cstring(&identifier(i));
@@ -163,30 +164,22 @@ pub(crate) fn log_operation(
         let double = LLVMDoubleTypeInContext(e.ctx);
         let i32t = LLVMInt32TypeInContext(e.ctx);
         let id = LLVMBuildGlobalString(e.b, id.as_ptr(), c"enzyme_rs.log_id".as_ptr());
-        let lanes = ir::vector_lanes(ir::type_of(result)).unwrap_or(0);
-        let lane = |v: Value, k: u32| {
-            let x =
-                if lanes == 0 { v } else { LLVMBuildExtractElement(e.b, v, LLVMConstInt(i32t, k as u64, 0), EMPTY) };
-            e.convert_float(x, double)
-        };
-        for k in 0..lanes.max(1) {
-            if let Some(f) = value_log {
-                let floats: Vec<Value> = operands.iter().filter(|o| ir::is_real(ir::type_of(**o))).copied().collect();
-                let ptr = LLVMPointerTypeInContext(e.ctx, 0);
-                let saved = e.intrinsic("llvm.stacksave", &[ptr], &mut []);
-                let n = LLVMConstInt(i32t, floats.len() as u64, 0);
-                let buf = LLVMBuildArrayAlloca(e.b, double, n, EMPTY);
-                for (j, o) in floats.iter().enumerate() {
-                    let mut idx = [LLVMConstInt(i32t, j as u64, 0)];
-                    let at = LLVMBuildGEP2(e.b, double, buf, idx.as_mut_ptr(), 1, EMPTY);
-                    LLVMBuildStore(e.b, lane(*o, k), at);
-                }
-                e.call(f, &mut [id, lane(result, k), n, buf]);
-                e.intrinsic("llvm.stackrestore", &[ptr], &mut [saved]);
+        if let Some(f) = value_log {
+            let floats: Vec<Value> = operands.iter().filter(|o| ir::is_real(ir::type_of(**o))).copied().collect();
+            let ptr = LLVMPointerTypeInContext(e.ctx, 0);
+            let saved = e.intrinsic("llvm.stacksave", &[ptr], &mut []);
+            let n = LLVMConstInt(i32t, floats.len() as u64, 0);
+            let buf = LLVMBuildArrayAlloca(e.b, double, n, EMPTY);
+            for (j, o) in floats.iter().enumerate() {
+                let mut idx = [LLVMConstInt(i32t, j as u64, 0)];
+                let at = LLVMBuildGEP2(e.b, double, buf, idx.as_mut_ptr(), 1, EMPTY);
+                LLVMBuildStore(e.b, e.convert_float(*o, double), at);
             }
-            if let Some(f) = error_log {
-                e.call(f, &mut [id, lane(err, k)]);
-            }
+            e.call(f, &mut [id, e.convert_float(result, double), n, buf]);
+            e.intrinsic("llvm.stackrestore", &[ptr], &mut [saved]);
+        }
+        if let Some(f) = error_log {
+            e.call(f, &mut [id, e.convert_float(err, double)]);
         }
     }
 }

@@ -126,14 +126,17 @@ fn is_null_like(v: Value) -> bool {
     }
 }
 
-/// An offset from null (`getelementptr i8, ptr null, i64 %n`): what the
-/// optimiser makes of an empty container's `start + size` on the path where
-/// the block is null. It points to no object, so, like null, it fits any
-/// status and is its own shadow (the same offset, made again).
+/// An in-bounds offset from null (`getelementptr inbounds i8, ptr null, i64
+/// %n`): what the optimiser makes of an empty container's `start + size` on
+/// the path where the block is null. It is null or poison (an in-bounds
+/// offset from null points to no object), so, like null, it fits any status
+/// and is its own shadow (the same offset, made again). (clang makes
+/// `(char *)0 + n` an `inttoptr`, not such an offset.)
 pub(crate) fn is_null_offset(v: Value) -> bool {
     let mut p = v;
     for _ in 0..4 {
-        if !ir::is_instruction(p) || ir::opcode(p) != LLVMOpcode::LLVMGetElementPtr {
+        if !ir::is_instruction(p) || ir::opcode(p) != LLVMOpcode::LLVMGetElementPtr || unsafe { LLVMIsInBounds(p) } == 0
+        {
             return false;
         }
         p = ir::operand(p, 0);
@@ -778,6 +781,7 @@ mod tests {
           %a = getelementptr inbounds i8, ptr null, i64 %n
           %b = getelementptr inbounds double, ptr %a, i64 2
           %c = getelementptr inbounds i8, ptr %p, i64 %n
+          %d = getelementptr i8, ptr null, i64 %n
           ret void
         }";
         crate::test_ir::with_function(ir, |f| {
@@ -786,6 +790,7 @@ mod tests {
             assert!(is_null_offset(named["a"]) && is_null_like(named["a"]));
             assert!(is_null_offset(named["b"]), "an offset from an offset from null");
             assert!(!is_null_offset(named["c"]) && !is_null_like(named["c"]), "an offset from a parameter");
+            assert!(!is_null_offset(named["d"]), "not in bounds: an integer in a pointer's clothes");
         });
     }
 }
