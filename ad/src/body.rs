@@ -224,9 +224,7 @@ impl Shadows {
     /// The shadow of a pointer operand: null stays null.
     pub(crate) fn of(&self, v: Value) -> Value {
         unsafe {
-            if !LLVMIsAConstantPointerNull(v).is_null()
-                || !LLVMIsAUndefValue(v).is_null()
-                || ir::is_unmapped_address(v)
+            if ir::is_no_address(v)
                 // An instruction choosing among such constants has a shadow of its own
                 // in the derivative (the same choice), looked up below.
                 || (!ir::is_instruction(v) && memory::is_inert_constant(v))

@@ -68,17 +68,14 @@ pub(crate) fn surely_integer_access(i: Value, p: Value, kind_of: &impl Fn(Value)
                 return true;
             }
         }
-        if !LLVMIsAAllocaInst(root).is_null() {
-            let mut fields = Vec::new();
-            if flatten(LLVMGetAllocatedType(root), 0, data_layout(f), &mut fields) {
-                return fields.iter().all(|(_, _, e)| *e == Elem::Int);
-            }
+        if let Some(integers) = slot_of_integers(root, data_layout(f)) {
+            return integers;
         }
     }
     // A choice between stack slots of integers (unoptimised Rust picks the
     // slot of an `Option<Layout>`'s size or of its alignment by a phi).
     let bases = ir::pointer_bases(p);
-    if bases.len() > 1 && bases.iter().all(|b| integer_slot(*b, data_layout(f))) {
+    if bases.len() > 1 && bases.iter().all(|b| slot_of_integers(*b, data_layout(f)) == Some(true)) {
         return true;
     }
     // A hash table's control bytes or integer fields (Rust's `HashMap` keys).
@@ -126,13 +123,13 @@ fn integer_field_of_element(p: Value, bytes: u64, td: llvm_sys::target::LLVMTarg
     false
 }
 
-/// Whether `b` is a stack slot whose type holds integers only.
-fn integer_slot(b: Value, td: llvm_sys::target::LLVMTargetDataRef) -> bool {
+/// For a stack slot of a type that says what it holds: whether that is
+/// integers only; `None` for anything else.
+fn slot_of_integers(b: Value, td: llvm_sys::target::LLVMTargetDataRef) -> Option<bool> {
     let mut fields = Vec::new();
     unsafe {
-        !LLVMIsAAllocaInst(b).is_null()
-            && flatten(LLVMGetAllocatedType(b), 0, td, &mut fields)
-            && fields.iter().all(|(_, _, e)| *e == Elem::Int)
+        (!LLVMIsAAllocaInst(b).is_null() && flatten(LLVMGetAllocatedType(b), 0, td, &mut fields))
+            .then(|| fields.iter().all(|(_, _, e)| *e == Elem::Int))
     }
 }
 

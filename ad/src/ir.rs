@@ -550,6 +550,12 @@ fn integer_behind(v: Value) -> Option<Value> {
     Some(x)
 }
 
+/// A constant pointer to no object: null, undefined, or an address never
+/// mapped (see [`is_unmapped_address`]). Its own shadow, and no object's.
+pub(crate) fn is_no_address(v: Value) -> bool {
+    unsafe { !LLVMIsAConstantPointerNull(v).is_null() || !LLVMIsAUndefValue(v).is_null() || is_unmapped_address(v) }
+}
+
 /// A constant address in the first page (`inttoptr (i64 8 to ptr)`) or the
 /// last (`(void *)-1`), which are never mapped: a dangling pointer (an empty
 /// Rust `Vec`'s) or a sentinel (MPICH's `MPI_IN_PLACE`) that nothing

@@ -118,12 +118,7 @@ fn is_inert_within(v: Value, depth: u32) -> bool {
 }
 
 fn is_null_like(v: Value) -> bool {
-    unsafe {
-        !LLVMIsAConstantPointerNull(v).is_null()
-            || !LLVMIsAUndefValue(v).is_null()
-            || ir::is_unmapped_address(v)
-            || is_null_offset(v)
-    }
+    ir::is_no_address(v) || is_null_offset(v)
 }
 
 /// An in-bounds offset from null (`getelementptr inbounds i8, ptr null, i64

@@ -74,13 +74,6 @@ fn decompose(
     Some((p, if array { Position::Array(offset) } else { Position::Field(offset) }))
 }
 
-/// Null, an undefined pointer or an address never mapped (Rust's dangling
-/// pointer of every empty `Vec`): no object, so choosing it or storing it
-/// joins no classes (else every empty container would be one class).
-fn is_no_object(p: Value) -> bool {
-    unsafe { !LLVMIsAConstantPointerNull(p).is_null() || !LLVMIsAUndefValue(p).is_null() || ir::is_unmapped_address(p) }
-}
-
 /// A load whose value is only stored somewhere else: bits moved, in
 /// whatever type the optimiser chose (a Rust `usize` key moved as a
 /// `double`), which says nothing of what the memory holds.
@@ -244,7 +237,9 @@ impl Classes {
                     }
                     if ir::is_pointer(ir::type_of(v)) {
                         if let Some((stored, Position::Field(0))) = decompose(v, dl, &c.interior) {
-                            if is_no_object(stored) {
+                            // No object (Rust's dangling pointer of every empty
+                            // `Vec`): it joins no classes.
+                            if ir::is_no_address(stored) {
                                 continue;
                             }
                             let holder = c.class(object);
@@ -261,7 +256,7 @@ impl Classes {
                     for v in chosen(i) {
                         // Only the objects themselves (an address inside one is another position).
                         if let Some((o, Position::Field(0))) = decompose(v, dl, &c.interior) {
-                            if is_no_object(o) {
+                            if ir::is_no_address(o) {
                                 continue;
                             }
                             let other = c.class(o);
