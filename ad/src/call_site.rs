@@ -14,6 +14,20 @@ use crate::ir::{self, Type, Value};
 use crate::markers::{self, Activity, MarkerCall};
 use crate::request::Mode;
 
+/// The shadow globals among `shadow_globals` that the derivative `d` can
+/// touch: those referred to by its code, by the code of the functions it
+/// calls or passes on, and by the initialisers of the globals they refer to
+/// (tables of functions). All of them when it makes an indirect call through
+/// a pointer the scan cannot follow. Only these are zeroed before a call of
+/// `d`: zeroing every shadow of the module at every derivative call cost
+/// more than a small derivative itself.
+pub(crate) fn shadow_globals_reached(d: Value, shadow_globals: &[Value]) -> Vec<Value> {
+    match crate::read_only_globals::reach(&[d]) {
+        Some((_, globals)) => shadow_globals.iter().copied().filter(|s| globals.contains(s)).collect(),
+        None => shadow_globals.to_vec(),
+    }
+}
+
 /// Replaces a marker call by a call of its derivative `d`.
 pub(crate) fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &[Value]) {
     let e = Emitter::new(module);

@@ -765,6 +765,11 @@ pub(crate) fn set_global_metadata(g: Value, kind: &str, operand: Option<Value>) 
     }
 }
 
+/// Removes a global's or function's `!kind` metadata.
+pub(crate) fn erase_global_metadata(g: Value, kind: &str) {
+    unsafe { LLVMGlobalEraseMetadata(g, md_kind(LLVMGetTypeContext(LLVMTypeOf(g)), kind)) }
+}
+
 /// The operands of a global's or function's `!kind` metadata node, when it has one.
 pub(crate) fn global_metadata(g: Value, kind: &str) -> Option<Vec<Value>> {
     unsafe {

@@ -59,6 +59,7 @@ mod omp_atomics;
 mod parallel;
 mod parallel_reverse;
 mod prep;
+mod read_only_globals;
 mod registry;
 mod replay;
 mod request;
@@ -83,7 +84,7 @@ mod trip;
 mod undefined;
 mod unneeded_primal;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -405,6 +406,18 @@ fn differentiate_round(
             }
         }
     }
+    // Globals this round's code only reads are constant memory for its
+    // derivatives (see `read_only_globals`); marked until the round is over.
+    let roots: Vec<Value> = plans
+        .iter()
+        .filter_map(|plan| {
+            let known = plan.known_functions();
+            let clone = gen.prep.ensure(module, plan.function, &known).ok()?;
+            Some(std::iter::once(clone).chain(known.into_iter().flatten()))
+        })
+        .flatten()
+        .collect();
+    let _read_only = read_only_globals::mark(module, &roots);
     for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
@@ -491,12 +504,17 @@ fn differentiate_round(
     summary.activity.append(&mut gen.reports);
     summary.calls.append(&mut gen.notes);
     let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
+    let mut reached_by = HashMap::new();
     for (plan, d) in plans.iter().zip(targets) {
         if let (Mode::Forward, None, Some(d)) = (plan.mode, plan.split, d) {
             unneeded_primal::drop_stores(plan, d);
         }
         match (plan.split, d) {
-            (None, Some(d)) => call_site::rewrite(module, plan, d, &shadow_globals),
+            (None, Some(d)) => {
+                let reached =
+                    reached_by.entry(d).or_insert_with(|| call_site::shadow_globals_reached(d, &shadow_globals));
+                call_site::rewrite(module, plan, d, reached)
+            }
             _ => split_entry::rewrite(module, plan, d),
         }
         summary.calls.push(format!(

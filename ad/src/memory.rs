@@ -722,7 +722,11 @@ pub(crate) fn shadowable_global(g: Value) -> bool {
         if crate::registry::user_shadow(g).is_some() {
             return true;
         }
-        if LLVMIsGlobalConstant(g) != 0 || LLVMIsDeclaration(g) != 0 || crate::registry::is_inactive_global(g) {
+        if LLVMIsGlobalConstant(g) != 0
+            || LLVMIsDeclaration(g) != 0
+            || crate::registry::is_inactive_global(g)
+            || crate::read_only_globals::is_read_only(g)
+        {
             return false;
         }
         let mut fields = Vec::new();

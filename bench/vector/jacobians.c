@@ -3,7 +3,9 @@
  *   - ba:  ADBench's bundle-adjustment reprojection, 15 inputs (camera,
  *          point, weight) -> 2 errors, for every one of 10^4 observations;
  *   - ode: the right-hand side of a 1-D Brusselator on 24 periodic cells,
- *          48 states -> 48 rates (a dense-banded 48 x 48 Jacobian).
+ *          48 states -> 48 rates (a dense-banded 48 x 48 Jacobian);
+ *   - kin: a stiff reaction network's right-hand side, 15 species and the
+ *          temperature (a dense 16 x 16 Jacobian; 64 Arrhenius rates).
  * Every Jacobian is checked against forward mode at width 1 (and that one
  * against central differences) before anything is timed. Prints one
  * markdown row per benchmark and mode: the time of the whole Jacobian and
@@ -110,42 +112,92 @@ __attribute__((noinline)) void rhs(const double *y, double *dy) {
   }
 }
 
+/* ---- kin: a stiff reaction network's right-hand side (the Jacobian a stiff
+ * solver asks for at every Newton step): 15 species and the temperature,
+ * 32 reversible reactions with Arrhenius rates k = A T^b exp(-E / T), mass
+ * action, and the temperature driven by the reactions' heat over a
+ * T-dependent heat capacity. The mechanism's numbers are made up (a fixed
+ * pseudo-random table), its shape is a real one's. ---- */
+enum { KSP = 15, KDIM = KSP + 1, KRX = 32, KIN_REPS = 2000 };
+typedef struct {
+  int in[2], out[2];
+  double A, b, E, Ar, br, Er, h0, h1;
+} reaction;
+static reaction RX[KRX];
+static double CP[KSP][3], K0[KDIM];
+
+static void kin_setup(void) {
+  unsigned s = 12345;
+#define NEXT() (s = s * 1103515245u + 12345u, ((s >> 8) & 0xffff) / 65536.0)
+  for (int j = 0; j < KRX; j++) {
+    reaction *r = &RX[j];
+    r->in[0] = j % KSP, r->in[1] = (j * 7 + 3) % KSP, r->out[0] = (j * 5 + 1) % KSP, r->out[1] = (j * 11 + 6) % KSP;
+    r->A = 1 + 9 * NEXT(), r->b = 2 * NEXT() - 1, r->E = 1000 + 9000 * NEXT();
+    r->Ar = 1 + 9 * NEXT(), r->br = 2 * NEXT() - 1, r->Er = 2000 + 12000 * NEXT();
+    r->h0 = 1e4 * (NEXT() - 0.5), r->h1 = 2 * (NEXT() - 0.5);
+  }
+  for (int i = 0; i < KSP; i++)
+    CP[i][0] = 20 + 10 * NEXT(), CP[i][1] = 1e-2 * NEXT(), CP[i][2] = 1e-6 * NEXT();
+#undef NEXT
+  for (int i = 0; i < KSP; i++)
+    K0[i] = 0.05 + 0.5 * (i % 4) / 3.0 + 0.01 * i;
+  K0[KSP] = 1200;
+}
+
+__attribute__((noinline)) void kinetics(const double *y, double *dy) {
+  const double T = y[KSP], logT = log(T), invT = 1 / T;
+  double heat = 0, cp = 0;
+  for (int i = 0; i < KSP; i++)
+    dy[i] = 0, cp += y[i] * (CP[i][0] + T * (CP[i][1] + T * CP[i][2]));
+  for (int j = 0; j < KRX; j++) {
+    const reaction *r = &RX[j];
+    double kf = r->A * exp(r->b * logT - r->E * invT), kr = r->Ar * exp(r->br * logT - r->Er * invT);
+    double q = kf * y[r->in[0]] * y[r->in[1]] - kr * y[r->out[0]] * y[r->out[1]];
+    dy[r->in[0]] -= q, dy[r->in[1]] -= q, dy[r->out[0]] += q, dy[r->out[1]] += q;
+    heat -= (r->h0 + r->h1 * T) * q;
+  }
+  dy[KSP] = heat / cp;
+}
+
 /* Column-major for forward (column j = dy/dy_j), row-major for reverse:
  * both store J[r][c] at r * DIM + c. */
-#define ODE_FORWARD(W)                                                                                     \
-  static void ode_forward_##W(double *J) {                                                                \
-    double seeds[W][DIM], outs[W][DIM], out[DIM];                                                         \
-    for (int c0 = 0; c0 < DIM; c0 += W) {                                                                 \
+#define JAC_FORWARD(NAME, F, Y, N, W)                                                                      \
+  static void NAME##_forward_##W(double *J) {                                                             \
+    double seeds[W][N], outs[W][N], out[N];                                                               \
+    for (int c0 = 0; c0 < N; c0 += W) {                                                                   \
       memset(seeds, 0, sizeof seeds);                                                                     \
       for (int l = 0; l < W; l++)                                                                         \
         seeds[l][c0 + l] = 1;                                                                             \
-      __enzyme_fwddiff((void *)rhs, enzyme_width, W, enzyme_dupv, sizeof seeds[0], Y0, &seeds[0][0],      \
+      __enzyme_fwddiff((void *)F, enzyme_width, W, enzyme_dupv, sizeof seeds[0], Y, &seeds[0][0],         \
                        enzyme_dupnoneedv, sizeof outs[0], out, &outs[0][0]);                              \
       for (int l = 0; l < W; l++)                                                                         \
-        for (int r = 0; r < DIM; r++)                                                                     \
-          J[r * DIM + c0 + l] = outs[l][r];                                                               \
+        for (int r = 0; r < N; r++)                                                                       \
+          J[r * N + c0 + l] = outs[l][r];                                                                 \
     }                                                                                                     \
   }
-ODE_FORWARD(1)
-ODE_FORWARD(4)
-ODE_FORWARD(8)
-
-#define ODE_REVERSE(W)                                                                                     \
-  static void ode_reverse_##W(double *J) {                                                                \
-    double adj[W][DIM], seeds[W][DIM], out[DIM];                                                          \
-    for (int r0 = 0; r0 < DIM; r0 += W) {                                                                 \
+#define JAC_REVERSE(NAME, F, Y, N, W)                                                                      \
+  static void NAME##_reverse_##W(double *J) {                                                             \
+    double adj[W][N], seeds[W][N], out[N];                                                                \
+    for (int r0 = 0; r0 < N; r0 += W) {                                                                   \
       memset(adj, 0, sizeof adj), memset(seeds, 0, sizeof seeds);                                         \
       for (int l = 0; l < W; l++)                                                                         \
         seeds[l][r0 + l] = 1;                                                                             \
-      __enzyme_autodiff((void *)rhs, enzyme_width, W, enzyme_dupv, sizeof adj[0], Y0, &adj[0][0],         \
+      __enzyme_autodiff((void *)F, enzyme_width, W, enzyme_dupv, sizeof adj[0], Y, &adj[0][0],            \
                         enzyme_dupnoneedv, sizeof seeds[0], out, &seeds[0][0]);                           \
       for (int l = 0; l < W; l++)                                                                         \
-        memcpy(J + (r0 + l) * DIM, adj[l], sizeof adj[l]);                                                \
+        memcpy(J + (r0 + l) * N, adj[l], sizeof adj[l]);                                                  \
     }                                                                                                     \
   }
-ODE_REVERSE(1)
-ODE_REVERSE(2)
-ODE_REVERSE(4)
+/* Forward widths 1, 4, 8 and reverse widths 1, 2, 4 of one right-hand side. */
+#define JACOBIANS(NAME, F, Y, N)                                                                           \
+  JAC_FORWARD(NAME, F, Y, N, 1)                                                                            \
+  JAC_FORWARD(NAME, F, Y, N, 4)                                                                            \
+  JAC_FORWARD(NAME, F, Y, N, 8)                                                                            \
+  JAC_REVERSE(NAME, F, Y, N, 1)                                                                            \
+  JAC_REVERSE(NAME, F, Y, N, 2)                                                                            \
+  JAC_REVERSE(NAME, F, Y, N, 4)
+JACOBIANS(ode, rhs, Y0, DIM)
+JACOBIANS(kin, kinetics, K0, KDIM)
 
 /* ---- checks and timing ---- */
 static int failures;
@@ -178,6 +230,25 @@ static double best_ms(void (*f)(double *), double *J, int inner, int reps) {
   return 1e3 * best;
 }
 
+/* Central differences (relative step) against the Jacobian J[r * n + c] of f at y. */
+static void check_differences(const char *name, void (*f)(const double *, double *), const double *y, int n,
+                              const double *J) {
+  double yp[DIM], ym[DIM], fp[DIM], fm[DIM];
+  for (int c = 0; c < n; c++) {
+    double h = 1e-6 * (1 + fabs(y[c]));
+    memcpy(yp, y, n * sizeof *y), memcpy(ym, y, n * sizeof *y);
+    yp[c] += h, ym[c] -= h;
+    f(yp, fp), f(ym, fm);
+    for (int r = 0; r < n; r++) {
+      double fd = (fp[r] - fm[r]) / (2 * h), ad = J[r * n + c];
+      if (!(fabs(fd - ad) <= 1e-5 * (1 + fabs(ad)))) {
+        printf("FAIL %s finite difference: entry (%d, %d): %.10g vs %.10g\n", name, r, c, ad, fd);
+        failures++;
+      }
+    }
+  }
+}
+
 typedef struct {
   const char *mode;
   int width;
@@ -207,7 +278,7 @@ static void run(const char *name, const char *what, const variant *vs, int nv, d
 
 int main(int argc, char **argv) {
   int timed = !(argc > 1 && strcmp(argv[1], "--check") == 0);
-  ba_setup();
+  ba_setup(), kin_setup();
   for (int i = 0; i < DIM; i++)
     Y0[i] = (i % 2 ? 3.0 : 1.0) + 0.1 * sin(i);
 
@@ -234,33 +305,27 @@ int main(int argc, char **argv) {
     }
   }
   double *ode_ref = malloc(DIM * DIM * sizeof(double)), *ode_J = malloc(DIM * DIM * sizeof(double));
-  ode_forward_1(ode_ref);
-  for (int c = 0; c < DIM; c++) {
-    double yp[DIM], ym[DIM], fp[DIM], fm[DIM], h = 1e-6;
-    memcpy(yp, Y0, sizeof yp), memcpy(ym, Y0, sizeof ym);
-    yp[c] += h, ym[c] -= h;
-    rhs(yp, fp), rhs(ym, fm);
-    for (int r = 0; r < DIM; r++) {
-      double fd = (fp[r] - fm[r]) / (2 * h), ad = ode_ref[r * DIM + c];
-      if (!(fabs(fd - ad) <= 1e-5 * (1 + fabs(ad)))) {
-        printf("FAIL ode finite difference: entry (%d, %d): %.10g vs %.10g\n", r, c, ad, fd);
-        failures++;
-      }
-    }
-  }
+  double *kin_ref = malloc(KDIM * KDIM * sizeof(double)), *kin_J = malloc(KDIM * KDIM * sizeof(double));
+  ode_forward_1(ode_ref), kin_forward_1(kin_ref);
+  check_differences("ode", rhs, Y0, DIM, ode_ref);
+  check_differences("kin", kinetics, K0, KDIM, kin_ref);
 
   const variant ba[] = {{"forward", 1, ba_forward_1}, {"forward", 4, ba_forward_4}, {"forward", 8, ba_forward_8},
                         {"reverse", 1, ba_reverse_1}, {"reverse", 2, ba_reverse_2}, {"reverse", 4, ba_reverse_4}};
   const variant ode[] = {{"forward", 1, ode_forward_1}, {"forward", 4, ode_forward_4},
                          {"forward", 8, ode_forward_8}, {"reverse", 1, ode_reverse_1},
                          {"reverse", 2, ode_reverse_2}, {"reverse", 4, ode_reverse_4}};
+  const variant kin[] = {{"forward", 1, kin_forward_1}, {"forward", 4, kin_forward_4},
+                         {"forward", 8, kin_forward_8}, {"reverse", 1, kin_reverse_1},
+                         {"reverse", 2, kin_reverse_2}, {"reverse", 4, kin_reverse_4}};
   if (timed) {
     printf("| benchmark | Jacobian | mode | width | time (ms) | / width 1 |\n");
     printf("|---|---|---|---:|---:|---:|\n");
   }
   run("ba", "10^4 blocks of 2 x 15", ba, 6, ba_J, ba_ref, nba, 1, 5, timed);
   run("ode", "48 x 48, x2000", ode, 6, ode_J, ode_ref, DIM * DIM, ODE_REPS, 5, timed);
-  free(ba_ref), free(ba_J), free(ode_ref), free(ode_J);
+  run("kin", "16 x 16, x2000", kin, 6, kin_J, kin_ref, KDIM * KDIM, KIN_REPS, 5, timed);
+  free(ba_ref), free(ba_J), free(ode_ref), free(ode_J), free(kin_ref), free(kin_J);
   if (failures) {
     printf("jacobians: %d checks failed\n", failures);
     return 1;
