@@ -28,17 +28,22 @@ pub(crate) fn shadow_globals_reached(d: Value, shadow_globals: &[Value]) -> Vec<
     }
 }
 
-/// Replaces a marker call by a call of its derivative `d`.
-pub(crate) fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &[Value]) {
-    let e = Emitter::new(module);
-    e.before(plan.call);
-    // Each derivative call starts with the globals' derivatives at zero.
+/// Each derivative call starts with the globals' derivatives at zero (in
+/// split mode: the augmented call and the tangent call, see `split_entry`).
+pub(crate) fn zero_shadow_globals(e: &Emitter, shadow_globals: &[Value]) {
     for s in shadow_globals {
         unsafe {
             let zero = LLVMConstInt(LLVMInt8TypeInContext(e.ctx), 0, 0);
             LLVMBuildMemSet(e.b, *s, zero, LLVMSizeOf(LLVMGlobalGetValueType(*s)), LLVMGetAlignment(*s));
         }
     }
+}
+
+/// Replaces a marker call by a call of its derivative `d`.
+pub(crate) fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow_globals: &[Value]) {
+    let e = Emitter::new(module);
+    e.before(plan.call);
+    zero_shadow_globals(&e, shadow_globals);
     let f = plan.function;
     let params = ir::params(f);
     let rt = ir::return_type(f);

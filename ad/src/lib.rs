@@ -505,17 +505,26 @@ fn differentiate_round(
     summary.calls.append(&mut gen.notes);
     let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
     let mut reached_by = HashMap::new();
-    for (plan, d) in plans.iter().zip(targets) {
+    let mut reached_of = |d: Value| {
+        let reached = reached_by.entry(d).or_insert_with(|| call_site::shadow_globals_reached(d, &shadow_globals));
+        reached.clone()
+    };
+    for (plan, d) in plans.iter().zip(targets.iter().copied()) {
         if let (Mode::Forward, None, Some(d)) = (plan.mode, plan.split, d) {
             unneeded_primal::drop_stores(plan, d);
         }
         match (plan.split, d) {
-            (None, Some(d)) => {
-                let reached =
-                    reached_by.entry(d).or_insert_with(|| call_site::shadow_globals_reached(d, &shadow_globals));
-                call_site::rewrite(module, plan, d, reached)
+            (None, Some(d)) => call_site::rewrite(module, plan, d, &reached_of(d)),
+            (Some(_), _) => {
+                // The split derivative this call's part belongs to (the
+                // augmented call's), or all shadows when it is not in the round.
+                let augment = plans.iter().zip(&targets).find_map(|(p, d)| {
+                    (p.split == Some(SplitPart::Augment) && split_entry::same_derivative(p, plan)).then_some(*d)?
+                });
+                let reached = augment.map(&mut reached_of).unwrap_or_else(|| shadow_globals.clone());
+                split_entry::rewrite(module, plan, d, &reached)
             }
-            _ => split_entry::rewrite(module, plan, d),
+            (None, None) => unreachable!("a combined call has its derivative"),
         }
         summary.calls.push(format!(
             "{} of `{}`",

@@ -50,9 +50,23 @@ fn tape_of(ctx: llvm_sys::prelude::LLVMContextRef, plan: &MarkerCall) -> Tape {
 
 /// Replaces a split-mode call: `d` is the function's split derivative (none
 /// for `__enzyme_augmentsize`).
-pub(crate) fn rewrite(module: llvm_sys::prelude::LLVMModuleRef, plan: &MarkerCall, d: Option<Value>) {
+pub(crate) fn rewrite(
+    module: llvm_sys::prelude::LLVMModuleRef,
+    plan: &MarkerCall,
+    d: Option<Value>,
+    shadow_globals: &[Value],
+) {
     let e = Emitter::new(module);
     e.before(plan.call);
+    // The globals' derivatives start at zero where the forward part and the
+    // tangent sweep start, as a combined call's do; not at the reverse call:
+    // between an augmented call and its reverse they hold nothing, and the
+    // adjoint a later call's reverse left for the state an earlier call wrote
+    // is what that earlier call's reverse needs (N forward calls, then their
+    // reverses in the opposite order).
+    if matches!(plan.split, Some(SplitPart::Augment | SplitPart::Tangent)) {
+        crate::call_site::zero_shadow_globals(&e, shadow_globals);
+    }
     let tape = tape_of(e.ctx, plan);
     let value = match plan.split.expect("a split-mode call") {
         SplitPart::Size => Some(unsafe {
@@ -231,7 +245,8 @@ pub(crate) fn tangent_sweep_wanted(augment: &MarkerCall, round: &[MarkerCall]) -
     round.iter().any(|p| p.split == Some(SplitPart::Tangent) && same_derivative(p, augment))
 }
 
-fn same_derivative(a: &MarkerCall, b: &MarkerCall) -> bool {
+/// Whether two split-mode calls use the same split derivative.
+pub(crate) fn same_derivative(a: &MarkerCall, b: &MarkerCall) -> bool {
     a.function == b.function && a.dup_mask() == b.dup_mask()
 }
 
