@@ -138,7 +138,15 @@ fn set_vectorizers(loops: bool, slp: bool) {
     static CURRENT: std::sync::Mutex<Option<(bool, bool)>> = std::sync::Mutex::new(None);
     let mut current = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
     if *current != Some((loops, slp)) {
-        set_llvm_options(&[format!("-vectorize-slp={slp}"), format!("-vectorize-loops={loops}")]);
+        // LLVM 22's SLP "copyable elements" broke valid derivative code
+        // (an instruction no longer dominating its use, then a crash in code
+        // generation: a random program of the differential tester); off, the
+        // same programs vectorise without it.
+        set_llvm_options(&[
+            format!("-vectorize-slp={slp}"),
+            format!("-vectorize-loops={loops}"),
+            "-slp-copyable-elements=false".to_string(),
+        ]);
         *current = Some((loops, slp));
     }
 }
@@ -295,7 +303,16 @@ fn run(module: &Module<'_>, tm: &TargetMachine, passes: &str, pre_ad: bool) -> R
     module
         .run_passes(passes, tm, opts)
         .map_err(|e| DriverError::Llvm(format!("optimisation pipeline `{passes}` failed: {e}")))?;
-    crate::bitcode::reported_llvm_errors(&format!("optimisation pipeline `{passes}` failed"))
+    crate::bitcode::reported_llvm_errors(&format!("optimisation pipeline `{passes}` failed"))?;
+    // An optimiser bug that leaves invalid code would crash code generation:
+    // a clear error instead.
+    module.verify().map_err(|e| {
+        DriverError::Llvm(format!(
+            "LLVM's optimisation pipeline `{passes}` left invalid code (a bug in LLVM, not in the program): {}; \
+             building with -O1 may avoid it",
+            e.to_string().lines().next().unwrap_or("")
+        ))
+    })
 }
 
 /// The pipeline before differentiation.

@@ -1,5 +1,6 @@
 //! Random C functions `void f(const double *x, double *y)` mixing
-//! arithmetic, libm calls, branches, loops, local arrays, heap blocks,
+//! arithmetic, libm calls, branches, loops, local arrays, heap blocks, a
+//! global scratch array and a global table,
 //! structs, calls, in-place updates and copies (`memcpy`/`memmove`/`memset`
 //! with sizes known only at run time, under `if`, in loops and in helpers,
 //! overlapping shifts), kept bounded so finite differences stay meaningful.
@@ -75,7 +76,15 @@ impl Ctx<'_> {
     }
 
     fn leaf(&mut self) -> String {
-        match self.rng.gen_range(0..9) {
+        match self.rng.gen_range(0..11) {
+            9 => {
+                let i = self.index();
+                format!("G[{i}]")
+            }
+            10 => {
+                let i = self.index();
+                format!("T[{i}]")
+            }
             0 | 1 => self.var(),
             2 => format!("x[{}]", self.rng.gen_range(0..NX)),
             3 => {
@@ -140,7 +149,7 @@ impl Ctx<'_> {
 
     fn stmt(&mut self) -> Stmt {
         let nested = self.depth < 2;
-        let k = self.rng.gen_range(0..if nested { 24 } else { 18 });
+        let k = self.rng.gen_range(0..if nested { 26 } else { 20 });
         let e = self.expr(3);
         match k {
             0..=2 => {
@@ -262,7 +271,26 @@ impl Ctx<'_> {
                 let v = self.var();
                 Stmt::Line(format!("{v} = 0.5 * {v} + 0.5 * sum_n(a, n + 1);"))
             }
-            18..=20 => {
+            18 => {
+                // The global scratch array (each function fills it first).
+                let i = self.index();
+                let s = self.squash(e);
+                if self.rng.gen_bool(0.5) {
+                    Stmt::Line(format!("G[{i}] = {s};"))
+                } else {
+                    Stmt::Line(format!("G[{i}] = 0.5 * G[{i}] + 0.25 * {s};"))
+                }
+            }
+            19 => {
+                // A copy between the global and the local array.
+                let (i, j) = (self.rng.gen_range(0..=LEN - 3), self.rng.gen_range(0..=LEN - 3));
+                if self.rng.gen_bool(0.5) {
+                    Stmt::Line(format!("memcpy(G + {i}, a + {j}, n * sizeof(double));"))
+                } else {
+                    Stmt::Line(format!("copy_n(a + {i}, G + {j}, n);"))
+                }
+            }
+            20..=22 => {
                 let c = format!("{} > {}", self.expr(2), self.konst());
                 self.depth += 1;
                 let t = self.block(1, 3);
@@ -386,6 +414,7 @@ pub fn c_function(f: &Function) -> String {
          {NX}] - 0.05 * j;\n"
     ));
     out.push_str("  struct rec s = {x[1] * x[2], 3, {x[2], x[3] * 0.5}};\n");
+    out.push_str(&format!("  for (int j = 0; j < {LEN}; j++) G[j] = x[(j + 2) % {NX}] * 0.25 + T[j];\n"));
     write_stmts(&mut out, &f.body, 1);
     out.push_str("  y[0] = v0 + v1 * 0.5 + v2 * v3;\n");
     out.push_str(&format!("  y[1] = 0;\n  for (int j = 0; j < {LEN}; j++) y[1] += a[j] * (j + 1) * 0.1;\n"));
@@ -393,7 +422,7 @@ pub fn c_function(f: &Function) -> String {
         "  y[2] = s.p + 2.0 * s.q[0] - s.q[1];\n  for (int j = 0; j < {LEN}; j++) y[2] += h[j] * (j % 3 + 1) * \
          0.1;\n"
     ));
-    out.push_str("  y[3] = v0 * a[1] + h[2] * s.q[1] + sin(v3 + h[0]);\n");
+    out.push_str("  y[3] = v0 * a[1] + h[2] * s.q[1] + sin(v3 + h[0]) + 0.5 * G[3] - 0.25 * G[6];\n");
     out.push_str("  free(h);\n}\n");
     out
 }
@@ -494,13 +523,17 @@ pub fn c_check(name: &str) -> String {
 pub fn program(functions: &[Function], base: &[f64; NX]) -> String {
     let mut out = String::from(PRELUDE);
     out.push_str(&format!("#define NX {NX}\n#define NY {NY}\n\n"));
+    // A scratch array the functions write (a shadow global), and a table
+    // they only read (constant for their derivatives).
+    out.push_str(&format!("double G[{LEN}], T[{LEN}];\n\n"));
     for f in functions {
         out.push_str(&c_function(f));
         out.push('\n');
     }
     let b: Vec<String> = base.iter().map(|v| format!("{v:.6}")).collect();
     out.push_str(&format!(
-        "int main(void) {{\n  const double base[NX] = {{{}}};\n  int checks = 0, failures = 0, skipped = 0;\n",
+        "int main(void) {{\n  const double base[NX] = {{{}}};\n  int checks = 0, failures = 0, skipped = 0;\n  for \
+         (int j = 0; j < {LEN}; j++) T[j] = 0.3 + 0.1 * j;\n",
         b.join(", ")
     ));
     for f in functions {
