@@ -143,9 +143,6 @@ fn ok_use(u: Value, p: Value, reached: &HashSet<Value>, work: &mut Vec<Value>) -
             LLVMLoad | LLVMICmp => true,
             LLVMStore => ir::operand(u, 0) != p && outside,
             LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMPHI | LLVMSelect => {
-                if ir::opcode(u) == LLVMSelect && ir::operand(u, 0) == p {
-                    return false;
-                }
                 work.push(u);
                 true
             }

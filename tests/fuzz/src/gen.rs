@@ -77,23 +77,19 @@ impl Ctx<'_> {
 
     fn leaf(&mut self) -> String {
         match self.rng.gen_range(0..11) {
-            9 => {
-                let i = self.index();
-                format!("G[{i}]")
-            }
-            10 => {
-                let i = self.index();
-                format!("T[{i}]")
-            }
             0 | 1 => self.var(),
             2 => format!("x[{}]", self.rng.gen_range(0..NX)),
-            3 => {
+            // An element of the local array, the heap block, the global
+            // scratch array or the global table.
+            k @ (3 | 4 | 9 | 10) => {
+                let array = match k {
+                    3 => "a",
+                    4 => "h",
+                    9 => "G",
+                    _ => "T",
+                };
                 let i = self.index();
-                format!("a[{i}]")
-            }
-            4 => {
-                let i = self.index();
-                format!("h[{i}]")
+                format!("{array}[{i}]")
             }
             5 => "s.p".into(),
             6 => format!("s.q[{}]", self.rng.gen_range(0..2)),
