@@ -70,6 +70,9 @@ head -c 200 "$build/good.o" > "$build/cut.o"
     expect_failure "split mode, other shadows $opt (run time)" "$build/no-such-output" \
       "__enzyme_reverse was given other shadows than __enzyme_augmentfwd" -- \
       bash -c "\"$CC\" $opt \"$here/errors/runtime/split_other_shadows.c\" -o \"$build/split_shadows\" && \"$build/split_shadows\""
+    expect_failure "NULL shadow $opt (run time)" "$build/no-such-output" \
+      "null_shadow.c:31: \`__enzyme_autodiff\` of \`f\`: the shadow given for argument 2 is NULL" -- \
+      bash -c "\"$CC\" $opt -g \"$here/errors/runtime/null_shadow.c\" -o \"$build/null_shadow\" && \"$build/null_shadow\""
   done
 } 2>&1 | tee -a "$build/log.txt"
 

@@ -38,6 +38,9 @@ for config in "-O1" "-O2" "-O3" "-O2 -g -gdwarf-4"; do
   # Assumed-shape and allocatable dummies (descriptors) on the differentiated procedures.
   # shellcheck disable=SC2086
   run descriptors "$config" "$FC" $config "$here/fortran/checks.f90" "$here/fortran/descriptors.f90"
+  # `allocate`/`deallocate` inside the differentiated procedure.
+  # shellcheck disable=SC2086
+  run allocate "$config" "$FC" $config "$here/fortran/checks.f90" "$here/fortran/allocate.f90"
   # C main, Fortran kernels: one module, one gradient through both languages.
   # shellcheck disable=SC2086
   run mixed "$config" "$CC" $config -I"$here/c" "$here/fortran/kernels.f90" "$here/fortran/mixed_main.c" -lm

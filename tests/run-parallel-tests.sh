@@ -87,6 +87,23 @@ else
   report "OpenMP reverse mode: -v reports the accumulation" 1
 fi
 
+# An internal procedure using the main program's variables, after a gradient
+# of a parallel loop (flang's `nest` link to the host, in parallel code generation).
+for o in -O0 -O2; do
+  exe=$build/openmp_fortran_host$o
+  if ! log=$("${ENZYME_FC:-enzyme-fortran}" $o -fopenmp "$here/parallel/openmp_fortran_host.f90" -o "$exe" 2>&1); then
+    echo "$log"
+    report "OpenMP Fortran, host association [$o]: build failed" 1
+    continue
+  fi
+  for t in 1 2; do
+    log=$(OMP_NUM_THREADS=$t "$exe" 2>&1)
+    rc=$?
+    [ $rc -ne 0 ] && echo "$log"
+    report "OpenMP Fortran, host association [$o, $t threads]: $(tail -n 1 <<<"$log")" $rc
+  done
+done
+
 # Reverse mode through parallel regions: against forward mode and
 # differences, and across 1, 2 and 4 threads inside the program.
 on_threads "OpenMP reverse mode" openmp_reverse.c "1 4"

@@ -19,7 +19,15 @@ use crate::body::{old_block_bytes, EMPTY};
 
 impl Reverse<'_> {
     /// Adjoints of `b`'s phis flow to the values coming in from `pred`.
+    ///
+    /// A block's phis are one parallel copy: along a back edge a phi may
+    /// take another phi of the same block (a rotation `(a, b) <- (b, ..)`),
+    /// whose slot then already stands for that phi's previous instance. So
+    /// every phi's adjoint is read and its slot cleared first, and only then
+    /// given to the incoming values; reading and giving one phi at a time
+    /// would add `ā` into `b̄` before `b̄` was read (the swap problem).
     pub(super) fn phi_adjoints(&mut self, b: Block, pred: Block) {
+        let mut taken = Vec::new();
         for i in ir::instructions(b) {
             if ir::opcode(i) != llvm_sys::LLVMOpcode::LLVMPHI {
                 break;
@@ -35,8 +43,25 @@ impl Reverse<'_> {
             let dphi = self.e.load(t, slot);
             // Cleared for the previous instance of a loop.
             self.e.store(self.e.adjoint_zero(t), slot);
+            taken.push((v, dphi));
+        }
+        for (v, dphi) in taken {
             self.accumulate(v, dphi);
         }
+    }
+
+    /// Frees shadow `s` of allocation `i` as the allocator's deallocation
+    /// frees the block (an over-aligned `operator delete` takes the
+    /// allocation's alignment too).
+    pub(super) fn free_allocation_shadow(&mut self, i: Value, a: &crate::kind::Allocator, s: Value) {
+        let free = crate::runtime::function_named(self.g.module(), a.free);
+        match a.free_align_arg {
+            Some(k) => {
+                let align = self.primal(ir::operand(i, k));
+                self.e.call_user(free, &mut [s, align])
+            }
+            None => self.e.call_user(free, &mut [s]),
+        };
     }
 
     pub(super) fn reverse_instruction(&mut self, i: Value) {
@@ -195,8 +220,7 @@ impl Reverse<'_> {
                         let free = crate::tape_buffer::pooled_free_function(self.g.module());
                         self.e.call(free, &mut [s]);
                     } else {
-                        let free = crate::runtime::function_named(self.g.module(), a.free);
-                        self.e.call_user(free, &mut [s]);
+                        self.free_allocation_shadow(i, a, s);
                     }
                 }
                 return;
@@ -232,6 +256,9 @@ impl Reverse<'_> {
                 // Adjoints flow only into operands that vary with the inputs.
                 let active: Vec<bool> =
                     ops.iter().map(|o| carries_adjoint(*o) && self.mem.varied.contains(o)).collect();
+                if active.iter().any(|a| *a) {
+                    crate::grad_log::log(&self.e, self.g.module(), i, d);
+                }
                 // Only the primal values the partials of active operands mention are
                 // fetched (and so kept for the reverse sweep); `fma(a, b, c)` never needs `c`.
                 let args: Vec<Value> = ops

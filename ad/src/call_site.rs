@@ -129,7 +129,7 @@ pub(crate) fn rewrite(module: LLVMModuleRef, plan: &MarkerCall, d: Value, shadow
 /// its tangent (floats); and the shadows alone.
 pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Vec<Value>) {
     let (mut args, mut shadows) = (Vec::new(), Vec::new());
-    for (p, a) in ir::params(plan.function).iter().zip(&plan.args) {
+    for (k, (p, a)) in ir::params(plan.function).iter().zip(&plan.args).enumerate() {
         let pt = ir::type_of(*p);
         // `enzyme_byref`: values given by address.
         let value =
@@ -137,7 +137,11 @@ pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Ve
         args.push(value(a.primal));
         if ir::is_pointer(pt) {
             if let Some(s) = a.shadow {
+                check_shadow_given(e, plan, k, a.primal, s);
                 let lanes = lane_shadows(e, plan.width, a, s);
+                for l in lanes.iter().skip(1) {
+                    check_shadow_given(e, plan, k, a.primal, *l);
+                }
                 args.extend(&lanes);
                 shadows.extend(lanes);
             }
@@ -151,6 +155,66 @@ pub(crate) fn derivative_args(e: &Emitter, plan: &MarkerCall) -> (Vec<Value>, Ve
         }
     }
     (args, shadows)
+}
+
+/// What the user is told when the shadow of argument `k` (0-based) of
+/// `plan`'s function is null and the argument is not.
+fn null_shadow_message(plan: &MarkerCall, k: usize) -> String {
+    let entry = plan.entry_name();
+    let f = crate::names::display_name(&ir::name(plan.function));
+    let at = match ir::location(plan.call) {
+        Some(l) => format!("{}:{}", l.file, l.line),
+        None => format!("in `{}`", crate::names::display_name(&ir::name(ir::parent_function(plan.call)))),
+    };
+    format!(
+        "enzyme-rs: {at}: `{entry}` of `{f}`: the shadow given for argument {} is NULL, and the argument is not; \
+         pass a buffer of the argument's size (zeroed) for the derivative to use\n",
+        k + 1
+    )
+}
+
+/// A duplicated pointer's shadow checked at run time, before the derivative
+/// runs: null while the primal is not is a message and an abort (see
+/// [`crate::runtime::check_shadow_function`]). A constant null is refused
+/// at build time instead ([`constant_null_shadows`]).
+fn check_shadow_given(e: &Emitter, plan: &MarkerCall, k: usize, primal: Value, shadow: Value) {
+    if !ir::is_pointer(ir::type_of(primal)) || !ir::is_pointer(ir::type_of(shadow)) || ir::is_no_address(primal) {
+        return;
+    }
+    if unsafe { !LLVMIsAGlobalValue(shadow).is_null() || !LLVMIsAAllocaInst(shadow).is_null() } {
+        // A global or a stack slot is never null.
+        return;
+    }
+    let check = crate::runtime::check_shadow_function(e.module);
+    let text = ir::cstring(&null_shadow_message(plan, k));
+    unsafe {
+        let msg = LLVMBuildGlobalString(e.b, text.as_ptr(), c"enzyme_rs.null_shadow".as_ptr());
+        e.call(check, &mut [primal, shadow, msg]);
+    }
+}
+
+/// Shadows given as a constant null for a pointer argument that is not one:
+/// an error at the call, before anything is generated.
+pub(crate) fn constant_null_shadows(plan: &MarkerCall) -> Vec<crate::diag::Diagnostic> {
+    let params = ir::params(plan.function);
+    let mut out = Vec::new();
+    for (k, (p, a)) in params.iter().zip(&plan.args).enumerate() {
+        if !ir::is_pointer(ir::type_of(*p)) || ir::is_no_address(a.primal) {
+            continue;
+        }
+        let given: Vec<Value> = a.shadow.iter().chain(&a.lanes).copied().collect();
+        if given.iter().any(|s| unsafe { !LLVMIsAConstantPointerNull(*s).is_null() }) {
+            let f = crate::names::display_name(&ir::name(plan.function));
+            out.push(
+                markers::at_call(plan.call, format!("the shadow given for argument {} of `{f}` is NULL", k + 1))
+                    .with_help(
+                        "the derivative reads and writes a duplicated pointer's shadow: pass a buffer of the \
+                     argument's size (zeroed), or mark the argument `enzyme_const` if it needs no derivative",
+                    ),
+            );
+        }
+    }
+    out
 }
 
 /// The shadows of a duplicated pointer, one per lane: as given, or lane `k`

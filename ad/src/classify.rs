@@ -192,7 +192,6 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "rand",
     "srand",
     "__errno_location",
-    "posix_memalign",
     "sysconf",
     "getpid",
     // MPI's queries and barriers: no data moves (communication has rules,
@@ -319,7 +318,7 @@ fn classify_call(call: Value) -> Kind {
     if crate::registry::is_deallocation_like(callee) {
         return Kind::Free;
     }
-    if name == crate::registry::IGNORE_DERIVATIVES {
+    if crate::registry::is_ignore_derivatives(&name) {
         // A stop-gradient: replaced by its argument once derivatives are made.
         return Kind::Inactive;
     }

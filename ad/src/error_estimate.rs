@@ -186,7 +186,7 @@ pub(crate) fn log_operation(
 
 /// `function:operation:index`, the index counting the function's
 /// instructions.
-fn identifier(i: Value) -> String {
+pub(crate) fn identifier(i: Value) -> String {
     let f = ir::parent_function(i);
     let index = ir::blocks(f).into_iter().flat_map(ir::instructions).position(|x| x == i).unwrap_or(0);
     let what = match ir::called_function(i) {

@@ -99,6 +99,9 @@ pub(crate) struct Allocator {
     pub zeroed: bool,
     /// Which argument is the size in bytes (to zero the shadow).
     pub size_arg: u32,
+    /// Which argument of the allocation the deallocation takes second (an
+    /// over-aligned `operator new`'s alignment), if any.
+    pub free_align_arg: Option<u32>,
 }
 
 /// Whether a type is, or contains, a floating-point type.
@@ -159,13 +162,64 @@ impl Elem {
     }
 }
 
-/// Allocation functions, C and Itanium C++ ABI.
+/// Allocation functions, C and Itanium C++ ABI. A shadow is the same call
+/// again (so an aligned block gets an aligned shadow), zeroed; the reverse
+/// sweep frees it with `free`, passing the alignment argument too where the
+/// deallocation takes one. `posix_memalign` and `reallocarray` are
+/// rewritten into `memalign` and `realloc` in preprocessing (`prep`).
 pub(crate) static ALLOCATORS: &[Allocator] = &[
-    Allocator { name: "malloc", free: "free", zeroed: false, size_arg: 0 },
-    Allocator { name: "calloc", free: "free", zeroed: true, size_arg: 0 },
-    Allocator { name: "_Znwm", free: "_ZdlPv", zeroed: false, size_arg: 0 },
-    Allocator { name: "_Znam", free: "_ZdaPv", zeroed: false, size_arg: 0 },
+    Allocator { name: "malloc", free: "free", zeroed: false, size_arg: 0, free_align_arg: None },
+    Allocator { name: "calloc", free: "free", zeroed: true, size_arg: 0, free_align_arg: None },
+    Allocator { name: "aligned_alloc", free: "free", zeroed: false, size_arg: 1, free_align_arg: None },
+    Allocator { name: "memalign", free: "free", zeroed: false, size_arg: 1, free_align_arg: None },
+    Allocator { name: "valloc", free: "free", zeroed: false, size_arg: 0, free_align_arg: None },
+    Allocator { name: "_Znwm", free: "_ZdlPv", zeroed: false, size_arg: 0, free_align_arg: None },
+    Allocator { name: "_Znam", free: "_ZdaPv", zeroed: false, size_arg: 0, free_align_arg: None },
+    // `new (std::nothrow)`: a null result is the primal's to handle.
+    Allocator { name: "_ZnwmRKSt9nothrow_t", free: "_ZdlPv", zeroed: false, size_arg: 0, free_align_arg: None },
+    Allocator { name: "_ZnamRKSt9nothrow_t", free: "_ZdaPv", zeroed: false, size_arg: 0, free_align_arg: None },
+    // Over-aligned types (`alignas(64)`), their alignment the second argument.
+    Allocator {
+        name: "_ZnwmSt11align_val_t",
+        free: "_ZdlPvSt11align_val_t",
+        zeroed: false,
+        size_arg: 0,
+        free_align_arg: Some(1),
+    },
+    Allocator {
+        name: "_ZnamSt11align_val_t",
+        free: "_ZdaPvSt11align_val_t",
+        zeroed: false,
+        size_arg: 0,
+        free_align_arg: Some(1),
+    },
+    Allocator {
+        name: "_ZnwmSt11align_val_tRKSt9nothrow_t",
+        free: "_ZdlPvSt11align_val_t",
+        zeroed: false,
+        size_arg: 0,
+        free_align_arg: Some(1),
+    },
+    Allocator {
+        name: "_ZnamSt11align_val_tRKSt9nothrow_t",
+        free: "_ZdaPvSt11align_val_t",
+        zeroed: false,
+        size_arg: 0,
+        free_align_arg: Some(1),
+    },
 ];
 
 /// Deallocation functions (the pointer is the first argument).
-pub(crate) const DEALLOCATORS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
+pub(crate) const DEALLOCATORS: &[&str] = &[
+    "free",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+    "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t",
+];

@@ -41,8 +41,10 @@ mod error_estimate;
 mod forward;
 mod freed_shadows;
 mod gen;
+mod grad_log;
 mod grown_blocks;
 mod grown_fields;
+mod inactive_reads;
 mod inert_calls;
 mod int_accesses;
 mod int_bytes;
@@ -236,6 +238,8 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
             None => {}
         }
     }
+    diags.extend(plans.iter().filter(|p| p.mode == Mode::Reverse).filter_map(|p| grad_log::check(module, p)));
+    diags.extend(plans.iter().flat_map(call_site::constant_null_shadows));
     if !diags.is_empty() {
         return Err(diags);
     }

@@ -171,6 +171,7 @@ impl Prep {
         let all: Vec<Value> = self.original_of.keys().copied().collect();
         inline_clones(module, &all)?;
         for c in &fresh {
+            expand_allocations(*c);
             run_pipeline(*c)?;
             if crate::swiss_tables::moves_parts_of_slots(*c) {
                 // Unoptimised Rust swaps a hash table's slots a word at a
@@ -458,6 +459,79 @@ fn expand_out_parameters(f: Value) {
                 LLVMBuildStore(b, whole, ir::operand(call, 1));
                 let frac = LLVMBuildFSub(b, x, whole, c"".as_ptr());
                 LLVMReplaceAllUsesWith(call, frac);
+            }
+            LLVMInstructionEraseFromParent(call);
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
+/// Allocation functions the engine knows in another form: `r =
+/// posix_memalign(&p, align, n)` becomes `p = memalign(align, n)` (so the
+/// block is an allocation with a shadow of its own, and the pipeline after
+/// sees the pointer itself instead of a slot a library call wrote; `r` is 0,
+/// or ENOMEM with `p` null where it failed), `reallocarray(p, n, size)`
+/// becomes `realloc(p, n * size)`, and `strdup(s)` a `malloc` of
+/// `strlen(s) + 1` bytes and a copy (typed like any other copy). In clones
+/// only: the user's functions stay as compiled.
+fn expand_allocations(f: Value) {
+    let calls: Vec<(Value, String)> = ir::blocks(f)
+        .into_iter()
+        .flat_map(ir::instructions)
+        .filter(|i| ir::opcode(*i) == llvm_sys::LLVMOpcode::LLVMCall)
+        .filter_map(|i| {
+            let callee = ir::called_function(i)?;
+            let name = ir::name(callee);
+            let args = match name.as_str() {
+                "posix_memalign" | "reallocarray" => 3,
+                "strdup" => 1,
+                _ => return None,
+            };
+            (ir::is_declaration(callee) && ir::call_arg_count(i) == args).then_some((i, name))
+        })
+        .collect();
+    if calls.is_empty() {
+        return;
+    }
+    unsafe {
+        let module = LLVMGetGlobalParent(f);
+        let ctx = LLVMGetModuleContext(module);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let i64t = LLVMInt64TypeInContext(ctx);
+        for (call, name) in calls {
+            LLVMPositionBuilderBefore(b, call);
+            let as_i64 = |v: Value| LLVMBuildZExtOrBitCast(b, v, i64t, c"".as_ptr());
+            if name == "strdup" {
+                let s = ir::operand(call, 0);
+                let strlen = crate::runtime::libc_function(module, "strlen");
+                let malloc = crate::runtime::libc_function(module, "malloc");
+                let mut args = [s];
+                let len = LLVMBuildCall2(b, ir::function_type(strlen), strlen, args.as_mut_ptr(), 1, c"".as_ptr());
+                let n = LLVMBuildAdd(b, len, LLVMConstInt(i64t, 1, 0), c"".as_ptr());
+                let mut args = [n];
+                let p = LLVMBuildCall2(b, ir::function_type(malloc), malloc, args.as_mut_ptr(), 1, c"".as_ptr());
+                LLVMBuildMemCpy(b, p, 1, s, 1, n);
+                LLVMReplaceAllUsesWith(call, p);
+                LLVMInstructionEraseFromParent(call);
+                continue;
+            }
+            let (a0, a1, a2) = (ir::operand(call, 0), ir::operand(call, 1), ir::operand(call, 2));
+            if name == "posix_memalign" {
+                let memalign = crate::runtime::libc_function(module, "memalign");
+                let mut args = [as_i64(a1), as_i64(a2)];
+                let p = LLVMBuildCall2(b, ir::function_type(memalign), memalign, args.as_mut_ptr(), 2, c"".as_ptr());
+                LLVMBuildStore(b, p, a0);
+                let failed = LLVMBuildIsNull(b, p, c"".as_ptr());
+                let rt = ir::type_of(call);
+                // ENOMEM, as posix_memalign reports it.
+                let r = LLVMBuildSelect(b, failed, LLVMConstInt(rt, 12, 0), LLVMConstInt(rt, 0, 0), c"".as_ptr());
+                LLVMReplaceAllUsesWith(call, r);
+            } else {
+                let realloc = crate::runtime::libc_function(module, "realloc");
+                let n = LLVMBuildMul(b, as_i64(a1), as_i64(a2), c"".as_ptr());
+                let mut args = [a0, n];
+                let p = LLVMBuildCall2(b, ir::function_type(realloc), realloc, args.as_mut_ptr(), 2, c"".as_ptr());
+                LLVMReplaceAllUsesWith(call, p);
             }
             LLVMInstructionEraseFromParent(call);
         }

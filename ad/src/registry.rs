@@ -86,6 +86,11 @@ pub fn read(module: LLVMModuleRef) -> Result<(), Vec<Diagnostic>> {
     let mut diags = Vec::new();
     read_globals(module, &mut diags);
     read_annotations(module, &mut diags);
+    for g in ir::globals(module) {
+        if is_inactive_global(g) {
+            crate::inactive_reads::cut(module, g);
+        }
+    }
     read_functions(module, &mut diags);
     recognise_rust_libm(module);
     hold_out_of_line(module);
@@ -345,7 +350,7 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         if crate::entry_points::entry_point(&name).is_some() || crate::markers::type_hint(&name).is_some() {
             continue;
         }
-        if name == IGNORE_DERIVATIVES || crate::todense::is_entry(&name) {
+        if is_ignore_derivatives(&name) || crate::todense::is_entry(&name) {
             continue;
         }
         if name == CALL_INACTIVE {
@@ -522,6 +527,13 @@ pub(crate) fn function_like(f: Value) -> Option<String> {
     fn_attr_value(f, MATH)
 }
 
+/// Whether a function is a stop-gradient: the user's
+/// `__enzyme_ignore_derivatives`, or one of ours cutting reads of inactive
+/// globals ([`crate::inactive_reads`]).
+pub(crate) fn is_ignore_derivatives(name: &str) -> bool {
+    name == IGNORE_DERIVATIVES || crate::inactive_reads::is_helper(name)
+}
+
 /// Whether a global is registered inactive: derivatives never flow through it.
 pub(crate) fn is_inactive_global(g: Value) -> bool {
     ir::global_metadata(g, INACTIVE).is_some()
@@ -554,6 +566,7 @@ pub(crate) fn allocation_like(f: Value) -> Option<&'static crate::kind::Allocato
             free: Box::leak(key.1.into_boxed_str()),
             zeroed: false,
             size_arg,
+            free_align_arg: None,
         }))
     });
     Some(*a)
@@ -580,7 +593,7 @@ pub(crate) fn finish(module: LLVMModuleRef) {
                 );
             }
         }
-        if ir::name(f) == IGNORE_DERIVATIVES {
+        if is_ignore_derivatives(&ir::name(f)) {
             for call in calls_of(f) {
                 unsafe {
                     if ir::call_arg_count(call) >= 1 && ir::type_of(ir::operand(call, 0)) == ir::type_of(call) {
@@ -590,6 +603,9 @@ pub(crate) fn finish(module: LLVMModuleRef) {
                     }
                     LLVMInstructionEraseFromParent(call);
                 }
+            }
+            if crate::inactive_reads::is_helper(&ir::name(f)) && unsafe { LLVMGetFirstUse(f).is_null() } {
+                unsafe { LLVMDeleteFunction(f) };
             }
         }
     }

@@ -288,13 +288,18 @@ impl Replay<'_, '_> {
         if !r.sh.sh.contains_key(&i) {
             return;
         }
-        let free = match kind {
-            Kind::Alloca if !crate::body::is_fixed_size(i) => crate::runtime::libc_function(r.g.module(), "free"),
-            Kind::Alloc(a) if r.shadow_freed_with_allocation(i) => crate::runtime::function_named(r.g.module(), a.free),
-            _ => return,
-        };
-        let s = r.shadow(i);
-        r.e.call_user(free, &mut [s]);
+        match kind {
+            Kind::Alloca if !crate::body::is_fixed_size(i) => {
+                let free = crate::runtime::libc_function(r.g.module(), "free");
+                let s = r.shadow(i);
+                r.e.call_user(free, &mut [s]);
+            }
+            Kind::Alloc(a) if r.shadow_freed_with_allocation(i) => {
+                let s = r.shadow(i);
+                r.free_allocation_shadow(i, a, s);
+            }
+            _ => {}
+        }
     }
 
     /// Branches go where they went in the forward part; the return hands

@@ -70,11 +70,14 @@ pub static RULES: &[Rule] = &[
     rule!(["hypot"], "x y", ["select(result == 0, 0, x / result)", "select(result == 0, 0, y / result)"]),
     rule!(["llvm.fabs", "fabs"], "x", ["select(x < 0, -1, 1)"]),
     rule!(["llvm.fma", "fma", "llvm.fmuladd"], "x y z", ["y", "x", "1"]),
-    rule!(["llvm.copysign", "copysign"], "x y", ["select((x < 0) == (y < 0), 1, -1)", "0"]),
+    // The sign bits decide, as in Enzyme: `copysign(-0.0, 1)` has slope -1.
+    rule!(["llvm.copysign", "copysign"], "x y", ["copysign(1, x) * copysign(1, y)", "0"]),
+    // Ties (and NaNs) go to the second argument of a minimum and the first of
+    // a maximum, as Enzyme's rules pick them.
     rule!(
         ["llvm.minnum", "llvm.minimum", "llvm.minimumnum", "fmin"],
         "x y",
-        ["select(y < x, 0, 1)", "select(y < x, 1, 0)"]
+        ["select(x < y, 1, 0)", "select(x < y, 0, 1)"]
     ),
     rule!(
         ["llvm.maxnum", "llvm.maximum", "llvm.maximumnum", "fmax"],
@@ -212,6 +215,7 @@ const FUNCTIONS: &[(&str, usize)] = &[
     ("trunc", 1),
     ("fabs", 1),
     ("pow", 2),
+    ("copysign", 2),
     ("powi", 2),
     ("exp2", 1),
     ("roundeven", 1),

@@ -47,6 +47,9 @@ pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
         "malloc" => add_function(module, name, ptr_t, &mut [i64t]),
         "malloc_usable_size" => add_function(module, name, i64t, &mut [ptr_t]),
         "free" | "_ZdlPv" | "_ZdaPv" => add_function(module, name, void_t, &mut [ptr_t]),
+        "_ZdlPvSt11align_val_t" | "_ZdaPvSt11align_val_t" => add_function(module, name, void_t, &mut [ptr_t, i64t]),
+        "memalign" => add_function(module, name, ptr_t, &mut [i64t, i64t]),
+        "strlen" => add_function(module, name, i64t, &mut [ptr_t]),
         "abort" => add_function(module, name, void_t, &mut []),
         "sched_yield" => {
             let i32t = unsafe { LLVMInt32TypeInContext(LLVMGetModuleContext(module)) };
@@ -57,6 +60,52 @@ pub(crate) fn libc_function(module: LLVMModuleRef, name: &str) -> Value {
             add_function(module, name, i32t, &mut [ptr_t])
         }
         _ => unreachable!("only the libc functions generated code calls"),
+    }
+}
+
+/// `enzyme_rs.check_shadow(ptr primal, ptr shadow, ptr message)`, made once
+/// per module: when the shadow is null and the primal is not, writes the
+/// message to standard error and aborts (a null shadow would be written
+/// through inside the derivative, a segmentation fault with nothing said).
+/// Small and inlined by the post-AD pipeline: two comparisons per argument
+/// and call.
+pub(crate) fn check_shadow_function(module: LLVMModuleRef) -> Value {
+    const NAME: &str = "enzyme_rs.check_shadow";
+    if let Some(f) = existing(module, NAME) {
+        return f;
+    }
+    unsafe {
+        let ctx = LLVMGetModuleContext(module);
+        let (ptr_t, void_t) = (LLVMPointerTypeInContext(ctx, 0), LLVMVoidTypeInContext(ctx));
+        let (i32t, i64t) = (LLVMInt32TypeInContext(ctx), LLVMInt64TypeInContext(ctx));
+        let f = add_function(module, NAME, void_t, &mut [ptr_t, ptr_t, ptr_t]);
+        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+        let fail = LLVMAppendBasicBlockInContext(ctx, f, c"null_shadow".as_ptr());
+        let ok = LLVMAppendBasicBlockInContext(ctx, f, c"ok".as_ptr());
+        LLVMPositionBuilderAtEnd(b, entry);
+        let (primal, shadow, message) = (LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMGetParam(f, 2));
+        let no_shadow = LLVMBuildIsNull(b, shadow, c"".as_ptr());
+        let has_primal = LLVMBuildIsNotNull(b, primal, c"".as_ptr());
+        let bad = LLVMBuildAnd(b, no_shadow, has_primal, c"".as_ptr());
+        LLVMBuildCondBr(b, bad, fail, ok);
+        LLVMPositionBuilderAtEnd(b, fail);
+        let write = match existing(module, "write") {
+            Some(w) => w,
+            None => add_function(module, "write", i64t, &mut [i32t, ptr_t, i64t]),
+        };
+        let strlen = libc_function(module, "strlen");
+        let len = LLVMBuildCall2(b, ir::function_type(strlen), strlen, [message].as_mut_ptr(), 1, c"".as_ptr());
+        let mut args = [LLVMConstInt(i32t, 2, 0), message, len];
+        LLVMBuildCall2(b, ir::function_type(write), write, args.as_mut_ptr(), 3, c"".as_ptr());
+        let abort = libc_function(module, "abort");
+        LLVMBuildCall2(b, ir::function_type(abort), abort, std::ptr::null_mut(), 0, c"".as_ptr());
+        LLVMBuildUnreachable(b);
+        LLVMPositionBuilderAtEnd(b, ok);
+        LLVMBuildRetVoid(b);
+        LLVMDisposeBuilder(b);
+        f
     }
 }
 

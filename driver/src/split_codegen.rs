@@ -25,6 +25,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{Linkage, Module};
@@ -115,6 +116,18 @@ pub(crate) fn to_declaration<'ctx>(module: &Module<'ctx>, f: FunctionValue<'ctx>
     }
     let decl = module.add_function(&format!("{name}.declared"), f.get_type(), Some(Linkage::External));
     decl.set_call_conventions(f.get_call_conventions());
+    // The attributes too: some are the calling convention (`nest`, flang's
+    // link to an internal procedure's host; `sret`, `byval`, `inreg`, the
+    // extension of small integers), which a call site need not repeat; a
+    // declaration without them passes the argument elsewhere than the
+    // definition in the other object reads it.
+    let params = f.count_params();
+    let places = [AttributeLoc::Function, AttributeLoc::Return].into_iter().chain((0..params).map(AttributeLoc::Param));
+    for place in places {
+        for a in f.attributes(place) {
+            decl.add_attribute(place, a);
+        }
+    }
     unsafe {
         LLVMSetVisibility(decl.as_value_ref(), LLVMGetVisibility(f.as_value_ref()));
         LLVMReplaceAllUsesWith(f.as_value_ref(), decl.as_value_ref());
@@ -467,6 +480,27 @@ define i32 @main() { %a = call double @three(double 1.0)
             "{IR}\ndefine ptr @where() {{ br label %there\nthere:\n  ret ptr blockaddress(@where, %there) }}\n"
         );
         assert!(parts_of(&ir, 2).is_empty());
+    }
+
+    #[test]
+    fn a_declaration_keeps_the_attributes_of_the_definition() {
+        // flang's internal procedures take their host's variables through a
+        // `nest` parameter, which call sites do not repeat.
+        const NESTED: &str = "define internal void @inner(ptr nest noalias %host, i8 zeroext %c) #0 {\n  ret void\n}\n\
+                              define void @outer(ptr %h) {\n  call void @inner(ptr %h, i8 1)\n  ret void\n}\n\
+                              attributes #0 = { noinline }\n";
+        let ctx = Context::create();
+        let m = crate::bitcode::parse(&ctx, NESTED.as_bytes(), "nested.ll").expect("valid IR");
+        to_declaration(&m, m.get_function("inner").expect("defined"));
+        let decl = m.get_function("inner").expect("declared");
+        assert_eq!(decl.count_basic_blocks(), 0);
+        let kinds = |loc| -> Vec<u32> {
+            decl.attributes(loc).iter().filter(|a| a.is_enum()).map(|a| a.get_enum_kind_id()).collect()
+        };
+        let kind = |name: &str| inkwell::attributes::Attribute::get_named_enum_kind_id(name);
+        assert!(kinds(AttributeLoc::Param(0)).contains(&kind("nest")), "nest lost");
+        assert!(kinds(AttributeLoc::Param(1)).contains(&kind("zeroext")), "zeroext lost");
+        assert!(kinds(AttributeLoc::Function).contains(&kind("noinline")));
     }
 
     #[test]

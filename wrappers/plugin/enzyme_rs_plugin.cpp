@@ -17,6 +17,16 @@
 //    marks them noinline and tags them, so the engine can undo it once
 //    derivatives are made.
 //
+// 3. Reads of inactive globals stay reads. A global registered inactive
+//    (__enzyme_inactive_global, the enzyme_inactive attribute on a variable)
+//    carries no derivative; but the compile step's optimiser forwards a value
+//    stored into it to the loads after it (`g = x * x; return g * x;`), and
+//    the engine would then see the derivative flow through the stored value.
+//    The same pass puts a call of a stop-gradient helper after each float
+//    load through such a global (the engine's ad/src/inactive_reads.rs does
+//    the same at link time, under the same names, for what is left), which
+//    the engine takes as inactive and removes once derivatives are made.
+//
 // Nothing else lives here: everything about derivatives is in the engine.
 
 #include "clang/AST/ASTContext.h"
@@ -33,6 +43,7 @@
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -364,32 +375,144 @@ void holdFunctionsIn(llvm::Constant *C, unsigned Depth = 0) {
       holdFunctionsIn(llvm::cast<llvm::Constant>(Op), Depth + 1);
 }
 
+// Each (annotated value, annotation text) of the module's
+// llvm.global.annotations, where the text is a C string.
+template <typename Fn> void forEachAnnotation(llvm::Module &M, Fn Visit) {
+  auto *A = M.getGlobalVariable("llvm.global.annotations");
+  auto *Arr = A && A->hasInitializer()
+                  ? llvm::dyn_cast<llvm::ConstantArray>(A->getInitializer())
+                  : nullptr;
+  if (!Arr)
+    return;
+  for (llvm::Value *E : Arr->operands()) {
+    auto *S = llvm::dyn_cast<llvm::ConstantStruct>(E);
+    if (!S || S->getNumOperands() < 2)
+      continue;
+    auto *Str = llvm::dyn_cast<llvm::GlobalVariable>(S->getOperand(1)->stripPointerCasts());
+    auto *Data = Str && Str->hasInitializer()
+                     ? llvm::dyn_cast<llvm::ConstantDataSequential>(Str->getInitializer())
+                     : nullptr;
+    if (Data && Data->isCString())
+      Visit(S->getOperand(0), Data->getAsCString());
+  }
+}
+
+// ---------------------------------------------- reads of inactive globals
+
+// The variable a constant address points into (through casts and constant
+// address arithmetic).
+llvm::GlobalVariable *rootGlobal(llvm::Value *V) {
+  return llvm::dyn_cast<llvm::GlobalVariable>(
+      V->stripPointerCastsAndAliases()->stripInBoundsOffsets());
+}
+
+bool carriesFloat(llvm::Type *T) {
+  if (T->isFPOrFPVectorTy())
+    return true;
+  if (auto *S = llvm::dyn_cast<llvm::StructType>(T)) {
+    for (llvm::Type *E : S->elements())
+      if (carriesFloat(E))
+        return true;
+    return false;
+  }
+  if (auto *A = llvm::dyn_cast<llvm::ArrayType>(T))
+    return carriesFloat(A->getElementType());
+  return false;
+}
+
+// `T __enzyme_ignore_derivatives.<T>(T)`: no memory, no side effects, so it
+// blocks no optimisation; only its result is opaque. Named as the engine
+// names it (the type as printed, other characters `_`).
+llvm::FunctionCallee stopGradient(llvm::Module &M, llvm::Type *T) {
+  std::string Tag;
+  llvm::raw_string_ostream OS(Tag);
+  T->print(OS);
+  OS.flush();
+  for (char &C : Tag)
+    if (!llvm::isAlnum(C))
+      C = '_';
+  llvm::FunctionType *FT = llvm::FunctionType::get(T, {T}, false);
+  llvm::FunctionCallee Callee =
+      M.getOrInsertFunction("__enzyme_ignore_derivatives." + Tag, FT);
+  if (auto *F = llvm::dyn_cast<llvm::Function>(Callee.getCallee())) {
+    F->setDoesNotAccessMemory();
+    F->setDoesNotThrow();
+    F->setWillReturn();
+    F->setNoSync();
+    F->setDoesNotFreeMemory();
+  }
+  return Callee;
+}
+
+void cutReads(llvm::GlobalVariable *G) {
+  llvm::SmallVector<llvm::Value *, 8> Work{G};
+  llvm::SmallPtrSet<llvm::Value *, 16> Seen;
+  llvm::SmallVector<llvm::LoadInst *, 8> Loads;
+  while (!Work.empty()) {
+    llvm::Value *P = Work.pop_back_val();
+    if (!Seen.insert(P).second)
+      continue;
+    for (llvm::User *U : P->users()) {
+      if (llvm::isa<llvm::ConstantExpr>(U) || llvm::isa<llvm::GetElementPtrInst>(U) ||
+          llvm::isa<llvm::BitCastInst>(U) || llvm::isa<llvm::AddrSpaceCastInst>(U)) {
+        if (U->getOperand(0) == P)
+          Work.push_back(U);
+      } else if (auto *L = llvm::dyn_cast<llvm::LoadInst>(U)) {
+        if (carriesFloat(L->getType()) && !L->use_empty())
+          Loads.push_back(L);
+      }
+    }
+  }
+  for (llvm::LoadInst *L : Loads) {
+    llvm::Module &M = *L->getModule();
+    llvm::FunctionCallee Stop = stopGradient(M, L->getType());
+    if (L->hasOneUse())
+      if (auto *C = llvm::dyn_cast<llvm::CallInst>(*L->user_begin()))
+        if (C->getCalledOperand() == Stop.getCallee())
+          continue;
+    auto *Call = llvm::CallInst::Create(Stop, {L});
+    Call->insertAfter(L->getIterator());
+    L->replaceUsesWithIf(Call, [Call](llvm::Use &Use) { return Use.getUser() != Call; });
+  }
+}
+
+// The globals registered inactive: listed in __enzyme_inactive_global*, or
+// annotated enzyme_inactive.
+void cutReadsOfInactiveGlobals(llvm::Module &M) {
+  llvm::SmallPtrSet<llvm::GlobalVariable *, 8> Inactive;
+  for (llvm::GlobalVariable &G : M.globals()) {
+    if (!G.getName().starts_with("__enzyme_inactive_global") || !G.hasInitializer())
+      continue;
+    llvm::Constant *Init = G.getInitializer();
+    if (llvm::isa<llvm::ConstantAggregate>(Init)) {
+      for (llvm::Value *Op : Init->operands())
+        if (auto *V = rootGlobal(Op))
+          Inactive.insert(V);
+    } else if (auto *V = rootGlobal(Init)) {
+      Inactive.insert(V);
+    }
+  }
+  forEachAnnotation(M, [&](llvm::Value *Target, llvm::StringRef Text) {
+    if (Text == "enzyme_inactive")
+      if (auto *V = rootGlobal(Target))
+        Inactive.insert(V);
+  });
+  for (llvm::GlobalVariable *G : Inactive)
+    cutReads(G);
+}
+
 struct HoldRegisteredFunctions
     : llvm::PassInfoMixin<HoldRegisteredFunctions> {
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
+    cutReadsOfInactiveGlobals(M);
     for (llvm::GlobalVariable &G : M.globals()) {
       if (G.getName().starts_with("__enzyme_") && G.hasInitializer())
         holdFunctionsIn(G.getInitializer());
     }
-    if (auto *A = M.getGlobalVariable("llvm.global.annotations")) {
-      if (auto *Arr = llvm::dyn_cast_or_null<llvm::ConstantArray>(
-              A->hasInitializer() ? A->getInitializer() : nullptr)) {
-        for (llvm::Value *E : Arr->operands()) {
-          auto *S = llvm::dyn_cast<llvm::ConstantStruct>(E);
-          if (!S || S->getNumOperands() < 2)
-            continue;
-          auto *Str = llvm::dyn_cast<llvm::GlobalVariable>(
-              S->getOperand(1)->stripPointerCasts());
-          auto *Data = Str && Str->hasInitializer()
-                           ? llvm::dyn_cast<llvm::ConstantDataSequential>(
-                                 Str->getInitializer())
-                           : nullptr;
-          if (Data && Data->isCString() &&
-              Data->getAsCString().starts_with("enzyme_"))
-            holdFunctionsIn(S->getOperand(0));
-        }
-      }
-    }
+    forEachAnnotation(M, [](llvm::Value *Target, llvm::StringRef Text) {
+      if (Text.starts_with("enzyme_"))
+        holdFunctionsIn(llvm::cast<llvm::Constant>(Target));
+    });
     return llvm::PreservedAnalyses::none();
   }
 };

@@ -39,8 +39,20 @@ pub struct Function {
     pub body: Vec<Stmt>,
 }
 
+/// What the generated statements lean towards: the whole mix, or one
+/// construct that then makes up a good part of every function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Focus {
+    /// Every construct, at its usual share.
+    Mix,
+    /// Loop-carried values that rotate (swaps, rotations of two and three
+    /// values, kept copies, shifts through arrays, conditional and nested).
+    Rotations,
+}
+
 struct Ctx<'r> {
     rng: &'r mut StdRng,
+    focus: Focus,
     /// Loop variables in scope.
     loops: Vec<String>,
     depth: u32,
@@ -143,8 +155,121 @@ impl Ctx<'_> {
         format!("{f}({e})")
     }
 
+    /// Distinct variables `v0`..`v3`, `n` of them.
+    fn distinct_vars(&mut self, n: usize) -> Vec<String> {
+        let mut all: Vec<usize> = (0..NX).collect();
+        for k in 0..n {
+            let j = self.rng.gen_range(k..NX);
+            all.swap(k, j);
+        }
+        all[..n].iter().map(|k| format!("v{k}")).collect()
+    }
+
+    /// One step of a loop-carried rotation (written inside a loop, so the
+    /// values rotate from one iteration to the next): the reverse sweep
+    /// must treat a block's phis as one parallel copy, and at -O0 the same
+    /// values move through stack slots. Each new value is a contraction of
+    /// old ones, so the loop stays bounded.
+    fn rotation(&mut self) -> String {
+        let e = self.expr(2);
+        let s = self.squash(e);
+        match self.rng.gen_range(0..8) {
+            0 => {
+                // (a, b) <- (b, t b + s)
+                let v = self.distinct_vars(2);
+                let (a, b) = (&v[0], &v[1]);
+                format!("{{\n  double t = {a};\n  {a} = {b};\n  {b} = 0.5 * t * {b} + 0.5 * {s};\n}}")
+            }
+            1 => {
+                // Three values: (a, b, c) <- (b, c, f(a))
+                let v = self.distinct_vars(3);
+                let (a, b, c) = (&v[0], &v[1], &v[2]);
+                format!("{{\n  double t = {a};\n  {a} = {b};\n  {b} = {c};\n  {c} = 0.5 * t + 0.25 * {s};\n}}")
+            }
+            2 => {
+                // A plain swap through a temporary, then one of them updated.
+                let v = self.distinct_vars(2);
+                let (a, b) = (&v[0], &v[1]);
+                format!("{{\n  double t = {a};\n  {a} = {b};\n  {b} = t;\n}}\n{a} = 0.5 * {a} + 0.5 * {s};")
+            }
+            3 => {
+                // A conditional rotation: which way depends on the data.
+                let v = self.distinct_vars(3);
+                let (a, b, c) = (&v[0], &v[1], &v[2]);
+                format!(
+                    "if ({a} < {b}) {{\n  double t = {a};\n  {a} = {b};\n  {b} = {c};\n  {c} = t;\n}} else {{\n  double t = \
+                     {b};\n  {b} = {a};\n  {a} = 0.9 * t;\n}}\n{c} = 0.5 * {c} + 0.5 * {s};"
+                )
+            }
+            4 => {
+                // Kept copies: the old values live on one step.
+                let v = self.distinct_vars(3);
+                let (a, b, c) = (&v[0], &v[1], &v[2]);
+                format!("{{\n  double next = 0.5 * {a} + 0.25 * {b} * {c} + 0.25 * {s};\n  {c} = {b};\n  {b} = {a};\n  {a} = next;\n}}")
+            }
+            5 => {
+                // The kept value is the one before the update (the lost copy).
+                let v = self.distinct_vars(2);
+                let (a, b) = (&v[0], &v[1]);
+                format!("{a} = {b};\n{b} = {b} * {s};")
+            }
+            6 => {
+                // A shift through the local array: a delay line.
+                let k = self.rng.gen_range(2..LEN);
+                format!(
+                    "{{\n  double in = 0.5 * a[0] + 0.5 * {s};\n  for (int m = {k}; m > 0; m--) a[m] = a[m - 1];\n  a[0] = in;\n}}"
+                )
+            }
+            _ => {
+                // Two elements swapped in place, one of them updated.
+                let (i, j) = (self.index(), self.index());
+                format!("{{\n  double t = a[{i}];\n  a[{i}] = a[{j}];\n  a[{j}] = 0.5 * t + 0.5 * {s};\n}}")
+            }
+        }
+    }
+
+    /// The counter and bound of a new loop: a run-time or constant count.
+    fn loop_head(&mut self) -> (String, String) {
+        let var = format!("i{}", self.loops.len());
+        let bound = match self.rng.gen_range(0..3) {
+            0 => "n".to_string(),
+            1 => "n + 2".to_string(),
+            _ => self.rng.gen_range(1..LEN).to_string(),
+        };
+        (var, bound)
+    }
+
+    /// A loop whose body rotates values (and may do more).
+    fn rotation_loop(&mut self) -> Stmt {
+        let (var, bound) = self.loop_head();
+        self.loops.push(var.clone());
+        self.depth += 1;
+        let mut body = vec![Stmt::Line(self.rotation())];
+        if self.rng.gen_bool(0.4) {
+            let at = self.rng.gen_range(0..=body.len());
+            let extra = self.stmt();
+            body.insert(at, extra);
+        }
+        self.depth -= 1;
+        self.loops.pop();
+        Stmt::For(var, bound, body)
+    }
+
     fn stmt(&mut self) -> Stmt {
         let nested = self.depth < 2;
+        // Rotations: a loop of their own, or a step inside a loop already open.
+        let rotations = match self.focus {
+            Focus::Rotations => 0.45,
+            Focus::Mix => 0.06,
+        };
+        if self.rng.gen_bool(rotations) {
+            if nested {
+                return self.rotation_loop();
+            }
+            if !self.loops.is_empty() {
+                return Stmt::Line(self.rotation());
+            }
+        }
         let k = self.rng.gen_range(0..if nested { 26 } else { 20 });
         let e = self.expr(3);
         match k {
@@ -295,12 +420,7 @@ impl Ctx<'_> {
                 Stmt::If(c, t, f)
             }
             _ => {
-                let var = format!("i{}", self.loops.len());
-                let bound = match self.rng.gen_range(0..3) {
-                    0 => "n".to_string(),
-                    1 => "n + 2".to_string(),
-                    _ => self.rng.gen_range(1..LEN).to_string(),
-                };
+                let (var, bound) = self.loop_head();
                 self.loops.push(var.clone());
                 self.depth += 1;
                 let body = self.block(1, 3);
@@ -318,8 +438,8 @@ impl Ctx<'_> {
 }
 
 /// A random function named `name` of about `size` top-level statements.
-pub fn function(rng: &mut StdRng, name: &str, size: usize) -> Function {
-    let mut c = Ctx { rng, loops: Vec::new(), depth: 0 };
+pub fn function(rng: &mut StdRng, name: &str, size: usize, focus: Focus) -> Function {
+    let mut c = Ctx { rng, focus, loops: Vec::new(), depth: 0 };
     let n = c.rng.gen_range(size / 2..=size);
     Function { name: name.to_string(), body: c.block(n, n) }
 }

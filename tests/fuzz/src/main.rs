@@ -19,7 +19,7 @@ use clap::Parser;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use gen::{Function, Stmt, NX};
+use gen::{Focus, Function, Stmt, NX};
 
 #[derive(Parser)]
 #[command(about = "Random C programs differentiated by enzyme-cc: reverse vs forward vs finite differences")]
@@ -48,6 +48,9 @@ struct Args {
     /// Do not reduce failures (just report them).
     #[arg(long)]
     no_reduce: bool,
+    /// What the programs lean towards (`mix`: every construct at its usual share).
+    #[arg(long, value_enum, default_value_t = Focus::Mix)]
+    focus: Focus,
     /// Keep the generated programs here (default: a temporary directory).
     #[arg(long)]
     keep: Option<PathBuf>,
@@ -251,7 +254,8 @@ fn main() {
 /// The functions and input point of program `seed`.
 fn make_program(seed: u64, args: &Args) -> (Vec<Function>, [f64; NX]) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let functions = (0..args.functions).map(|k| gen::function(&mut rng, &format!("f{k}"), args.size)).collect();
+    let functions =
+        (0..args.functions).map(|k| gen::function(&mut rng, &format!("f{k}"), args.size, args.focus)).collect();
     let mut base = [0.0; NX];
     for b in &mut base {
         *b = rng.gen_range(-1.0..1.0);
