@@ -181,6 +181,16 @@ fn check_shadow_given(e: &Emitter, plan: &MarkerCall, k: usize, primal: Value, s
     if !ir::is_pointer(ir::type_of(primal)) || !ir::is_pointer(ir::type_of(shadow)) || ir::is_no_address(primal) {
         return;
     }
+    // Split mode: Enzyme's idiom gives no shadows to the augmented call (the
+    // reverse call gives them).
+    if plan.split.is_some() {
+        return;
+    }
+    // `__enzyme_todense`'s pointers are no addresses to compare (its
+    // lowering refuses that), and may be the primal here.
+    if ir::functions(e.module).into_iter().any(|f| crate::todense::is_entry(&ir::name(f))) {
+        return;
+    }
     if unsafe { !LLVMIsAGlobalValue(shadow).is_null() || !LLVMIsAAllocaInst(shadow).is_null() } {
         // A global or a stack slot is never null.
         return;
@@ -198,6 +208,10 @@ fn check_shadow_given(e: &Emitter, plan: &MarkerCall, k: usize, primal: Value, s
 pub(crate) fn constant_null_shadows(plan: &MarkerCall) -> Vec<crate::diag::Diagnostic> {
     let params = ir::params(plan.function);
     let mut out = Vec::new();
+    if plan.split.is_some() {
+        // The augmented call of split mode may be given none (see `check_shadow_given`).
+        return out;
+    }
     for (k, (p, a)) in params.iter().zip(&plan.args).enumerate() {
         if !ir::is_pointer(ir::type_of(*p)) || ir::is_no_address(a.primal) {
             continue;

@@ -45,6 +45,7 @@ mod grad_log;
 mod grown_blocks;
 mod grown_fields;
 mod inactive_reads;
+mod inactive_results;
 mod inert_calls;
 mod int_accesses;
 mod int_bytes;

@@ -501,7 +501,14 @@ fn analyze_once(
                     // Fixed or run-time size (VLAs, Fortran automatic arrays); a
                     // slot that only hands constant pointers to a parallel region
                     // has nothing to shadow.
-                    let s = if captures_constant_pointers(i, &m) { PtrStatus::Constant } else { PtrStatus::Shadowed };
+                    // So has one only calls without a derivative write.
+                    let s = if captures_constant_pointers(i, &m)
+                        || crate::inactive_results::written_only_by_inactive_calls(i)
+                    {
+                        PtrStatus::Constant
+                    } else {
+                        PtrStatus::Shadowed
+                    };
                     m.ptr.insert(i, s);
                 }
                 Kind::MemSet => {
@@ -643,6 +650,29 @@ fn analyze_once(
                                         .into(),
                                     "the target is in a shared library and has no derivative here; call a function \
                                      compiled with enzyme-cc",
+                                );
+                            }
+                        }
+                    }
+                    // A function registered inactive writing memory that carries
+                    // derivatives would leave the derivatives of what it overwrites
+                    // in place (its own writes have none): refused.
+                    if let Some(callee) = ir::called_function(i).filter(|c| crate::registry::is_inactive_call(i, *c)) {
+                        for k in 0..ir::call_arg_count(i) {
+                            let o = ops[k as usize];
+                            let shadowed = ir::is_pointer(ir::type_of(o)) && m.status(o) == PtrStatus::Shadowed;
+                            if shadowed && crate::inactive_results::may_write_through(i, k) {
+                                m.problem(
+                                    i,
+                                    format!(
+                                        "call of `{}`, registered inactive, which may write memory that carries \
+                                         derivatives (argument {})",
+                                        crate::names::display_name(&ir::name(callee)),
+                                        k + 1
+                                    ),
+                                    "what it writes would keep the derivatives of the values it overwrites; let it \
+                                     fill memory that only it writes (a local array it fills, read afterwards), or \
+                                     give it a custom derivative",
                                 );
                             }
                         }

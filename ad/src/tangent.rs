@@ -185,9 +185,12 @@ pub(crate) trait Tangents {
                     }
                     x == i
                 };
+                // And only those whose value is at hand here: split forward
+                // mode's tangent sweep reads back only the primal values it
+                // needs, and the call itself is in the function differentiated.
                 let siblings: Vec<crate::emit::Sibling> = crate::emit::sibling_calls(i, r, &ops)
                     .into_iter()
-                    .filter(|(_, _, c)| before(*c))
+                    .filter(|(_, _, c)| before(*c) && self.primals().contains_key(c))
                     .map(|(name, k, c)| (name, k, self.val(c)))
                     .collect();
                 let e = self.emitter();

@@ -1,6 +1,8 @@
 //! Random C functions `void f(const double *x, double *y)` mixing
-//! arithmetic, libm calls, branches, loops, local arrays, heap blocks, a
-//! global scratch array and a global table,
+//! arithmetic, libm calls, branches, loops (with loop-carried rotations),
+//! local arrays, heap blocks from every C allocator, a global scratch array
+//! and a global table, calls of a function with custom rules and of
+//! functions and globals registered with Enzyme,
 //! structs, calls, in-place updates and copies (`memcpy`/`memmove`/`memset`
 //! with sizes known only at run time, under `if`, in loops and in helpers,
 //! overlapping shifts), kept bounded so finite differences stay meaningful.
@@ -48,7 +50,20 @@ pub enum Focus {
     /// Loop-carried values that rotate (swaps, rotations of two and three
     /// values, kept copies, shifts through arrays, conditional and nested).
     Rotations,
+    /// Calls of a function with custom rules (forward, gradient and split
+    /// forward) whose body the engine could not differentiate (float bits).
+    CustomRules,
+    /// Calls of functions registered inactive or like a math function, and
+    /// a global registered inactive written with varying values.
+    Registrations,
+    /// Heap blocks from every C allocation function (`calloc`,
+    /// `aligned_alloc`, `memalign`, `posix_memalign`, `reallocarray`,
+    /// `realloc`, `malloc`).
+    Allocations,
 }
+
+/// The function with custom rules the generated code calls (see [`PRELUDE`]).
+pub const CUSTOM_RULE_FUNCTION: &str = "newton_sqrt";
 
 struct Ctx<'r> {
     rng: &'r mut StdRng,
@@ -255,12 +270,82 @@ impl Ctx<'_> {
         Stmt::For(var, bound, body)
     }
 
+    /// A call of the function with custom rules.
+    fn custom_rule_call(&mut self) -> Stmt {
+        let v = self.var();
+        let e = self.expr(2);
+        let s = self.squash(e);
+        Stmt::Line(format!("{v} = 0.5 * {v} + 0.25 * {CUSTOM_RULE_FUNCTION}(1.0 + {s} * {s});"))
+    }
+
+    /// A use of one of Enzyme's registrations (see [`PRELUDE`]).
+    fn registration(&mut self) -> Stmt {
+        let v = self.var();
+        let e = self.expr(2);
+        let s = self.squash(e);
+        match self.rng.gen_range(0..3) {
+            // Registered inactive: runs, carries nothing.
+            0 => Stmt::Line(format!("note_value({s});")),
+            // Registered like `exp`: differentiated by exp's rule.
+            1 => Stmt::Line(format!("{v} = 0.5 * {v} + 0.5 * like_exp(-{s} * {s});")),
+            // A global registered inactive, written and read back with no
+            // effect on the outputs (times zero), in either mode.
+            _ => Stmt::Line(format!("fuzz_log = {s};\n{v} = {v} * (1.0 + 0.0 * fuzz_log);")),
+        }
+    }
+
+    /// A heap block of the function's own from one of the C allocators,
+    /// filled, written, read and freed.
+    fn allocation(&mut self) -> Stmt {
+        let v = self.var();
+        let e = self.expr(2);
+        let s = self.squash(e);
+        let alloc = match self.rng.gen_range(0..7) {
+            0 => "double *t = (double *)malloc(4 * sizeof(double));",
+            1 => "double *t = (double *)calloc(4, sizeof(double));",
+            2 => "double *t = (double *)aligned_alloc(32, 4 * sizeof(double));",
+            3 => "double *t = (double *)memalign(64, 4 * sizeof(double));",
+            4 => "double *t = NULL;\nif (posix_memalign((void **)&t, 32, 4 * sizeof(double)) != 0) abort();",
+            5 => "double *t = (double *)reallocarray(NULL, 2, sizeof(double));\nt[0] = t[1] = 0;\nt = (double *)reallocarray(t, 4, sizeof(double));",
+            _ => "double *t = (double *)malloc(2 * sizeof(double));\nt[0] = t[1] = 0;\nt = (double *)realloc(t, 4 * sizeof(double));",
+        };
+        let fill = "for (int j = 0; j < 4; j++) t[j] = a[j] * (j + 1);";
+        Stmt::Scope(
+            format!("{alloc}\n{fill}"),
+            vec![Stmt::Line(format!("t[{}] = {s};", self.rng.gen_range(0..4)))],
+            format!("{v} = 0.5 * (t[{}] + t[{}]);\nfree(t);", self.rng.gen_range(0..4), self.rng.gen_range(0..4)),
+        )
+    }
+
     fn stmt(&mut self) -> Stmt {
         let nested = self.depth < 2;
+        // The constructs a focus leans towards: a good part of each function,
+        // and a small one of the mix.
+        let share = |f: Focus| {
+            if self.focus == f {
+                0.4
+            } else if self.focus == Focus::Mix {
+                0.03
+            } else {
+                0.0
+            }
+        };
+        let (custom, registrations, allocations) =
+            (share(Focus::CustomRules), share(Focus::Registrations), share(Focus::Allocations));
+        if self.rng.gen_bool(custom) {
+            return self.custom_rule_call();
+        }
+        if self.rng.gen_bool(registrations) {
+            return self.registration();
+        }
+        if self.rng.gen_bool(allocations) {
+            return self.allocation();
+        }
         // Rotations: a loop of their own, or a step inside a loop already open.
         let rotations = match self.focus {
             Focus::Rotations => 0.45,
             Focus::Mix => 0.06,
+            _ => 0.0,
         };
         if self.rng.gen_bool(rotations) {
             if nested {
@@ -368,22 +453,8 @@ impl Ctx<'_> {
                     "s = t;".into(),
                 )
             }
-            15 => {
-                // A heap block of the function's own.
-                let v = self.var();
-                let s = self.squash(e);
-                Stmt::Scope(
-                    "double *t = (double *)malloc(4 * sizeof(double));\nfor (int j = 0; j < 4; j++) t[j] = a[j] * \
-                     (j + 1);"
-                        .into(),
-                    vec![Stmt::Line(format!("t[{}] = {s};", self.rng.gen_range(0..4)))],
-                    format!(
-                        "{v} = 0.5 * (t[{}] + t[{}]);\nfree(t);",
-                        self.rng.gen_range(0..4),
-                        self.rng.gen_range(0..4)
-                    ),
-                )
-            }
+            // A heap block of the function's own.
+            15 => self.allocation(),
             16 => {
                 let v = self.var();
                 Stmt::Line(format!("{v} = (double)(int)(2.0 * {e}) * 0.25 + {v} * 0.5;"))
@@ -445,7 +516,10 @@ pub fn function(rng: &mut StdRng, name: &str, size: usize, focus: Focus) -> Func
 }
 
 /// Helpers every program defines (called by generated statements).
-pub const PRELUDE: &str = r#"#include <math.h>
+pub const PRELUDE: &str = r#"#define _GNU_SOURCE
+#include <malloc.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,6 +528,7 @@ extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_width, enzyme_dupv, enzy
 void __enzyme_autodiff(void *, ...);
 void __enzyme_fwddiff(void *, ...);
 void *__enzyme_augmentfwd(void *, ...);
+void __enzyme_reverse(void *, ...);
 void __enzyme_fwdsplit(void *, ...);
 
 struct rec {
@@ -478,6 +553,55 @@ static double sum_n(const double *p, int k) {
   return tanh(t);
 }
 static double mix(double p, double q) { return sin(p) * tanh(q) + 0.5 * p * tanh(p); }
+
+/* sqrt for x >= 1 from a first guess made of the float's bits and Newton
+   steps (exact to rounding): the engine cannot follow the bits, so it has
+   custom rules (forward, gradient, split forward), with its slope as the tape. */
+__attribute__((noinline)) static double newton_sqrt(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  bits = (bits >> 1) + (1023ULL << 51);
+  double r;
+  memcpy(&r, &bits, sizeof r);
+  for (int k = 0; k < 6; k++) r = 0.5 * (r + x / r);
+  return r;
+}
+typedef struct { void *tape; double y; double shadow; } newton_aug_t;
+typedef struct { double y, dy; } newton_dual_t;
+static newton_aug_t newton_sqrt_aug(double x) {
+  double r = newton_sqrt(x);
+  double *slope = (double *)malloc(sizeof(double));
+  *slope = 0.5 / r;
+  newton_aug_t a = {slope, r, 0};
+  return a;
+}
+static double newton_sqrt_rev(double x, double dy, void *tape) {
+  (void)x;
+  double slope = *(double *)tape;
+  free(tape);
+  return slope * dy;
+}
+static double newton_sqrt_split(double x, double dx, void *tape) { return newton_sqrt_rev(x, dx, tape); }
+static newton_dual_t newton_sqrt_fwd(double x, double dx) {
+  double r = newton_sqrt(x);
+  newton_dual_t d = {r, 0.5 / r * dx};
+  return d;
+}
+void *__enzyme_register_gradient_newton_sqrt[3] = {(void *)newton_sqrt, (void *)newton_sqrt_aug, (void *)newton_sqrt_rev};
+void *__enzyme_register_splitderivative_newton_sqrt[3] = {(void *)newton_sqrt, (void *)newton_sqrt_aug, (void *)newton_sqrt_split};
+void *__enzyme_register_derivative_newton_sqrt[2] = {(void *)newton_sqrt, (void *)newton_sqrt_fwd};
+
+/* Registered inactive: a log of values, no derivative. */
+static int notes;
+static double noted;
+static void note_value(double x) { notes++; noted += x; }
+void *__enzyme_inactivefn[1] = {(void *)note_value};
+/* Differentiated as exp by exp's rule. */
+static double like_exp(double x) { return exp(x); }
+void *__enzyme_function_like[2] = {(void *)like_exp, (void *)"exp"};
+/* A global registered inactive. */
+double fuzz_log;
+void *__enzyme_inactive_global[1] = {(void *)&fuzz_log};
 "#;
 
 fn write_stmts(out: &mut String, stmts: &[Stmt], indent: usize) {
@@ -545,7 +669,8 @@ pub fn c_function(f: &Function) -> String {
 
 /// The check of one function: its Jacobian by reverse mode (one seed per
 /// output), forward mode (one tangent per input), both again in vector mode
-/// (one call each, a lane per seed or tangent), split forward mode (from the
+/// (one call each, a lane per seed or tangent; reverse only where no custom
+/// gradient is called), split reverse and split forward mode (from the
 /// tape of an augmented call, after the inputs changed), and central differences at
 /// two steps; the vector Jacobians must match width 1, forward must match
 /// reverse closely, and reverse must match the
@@ -553,7 +678,15 @@ pub fn c_function(f: &Function) -> String {
 /// function is not smooth enough to say). The primal outputs of the
 /// derivative calls must equal the function's own, up to rounding: the
 /// optimiser may fuse a multiply-add (`llvm.fmuladd`) in one and not the other.
-pub fn c_check(name: &str) -> String {
+pub fn c_check(name: &str, custom_rules: bool) -> String {
+    // Vector reverse mode does not take custom gradients (a build error):
+    // such a function's reverse Jacobian in one call is left out.
+    let reverse_vector = if custom_rules {
+        "for (int k = 0; k < NY; k++) for (int i = 0; i < NX; i++) dxr[k][i] = rev[k][i]; (void)yr; (void)dyr;"
+            .to_string()
+    } else {
+        format!("__enzyme_autodiff((void *){name}, enzyme_width, NY, enzyme_dupv, sizeof dxr[0], xr, &dxr[0][0], enzyme_dupnoneedv, sizeof dyr[0], yr, &dyr[0][0]);")
+    };
     format!(
         r#"  for (int nn = 0; nn < 3; nn++) {{
     runtime_n = nn == 2 ? 3 : nn;
@@ -590,6 +723,17 @@ pub fn c_check(name: &str) -> String {
       for (int k = 0; k < NY; k++) if (!(fabs(y[k] - y0[k]) <= 1e-13 * (1 + fabs(y0[k])))) {{ printf("FAIL %s n=%d: primal y[%d] from forward mode %.17g != %.17g\n", "{name}", runtime_n, k, y[k], y0[k]); failures++; }}
       for (int j = 0; j < NY; j++) fwd[j][i] = ty[j];
     }}
+    for (int j = 0; j < NY; j++) {{
+      /* Split reverse mode: the forward part, then the adjoints from its
+         tape after the inputs are overwritten. */
+      double x[NX], y[NY], sx[NX] = {{0}}, sy[NY] = {{0}};
+      for (int k = 0; k < NX; k++) x[k] = x0[k];
+      void *tape = __enzyme_augmentfwd((void *){name}, enzyme_dup, x, sx, enzyme_dup, y, sy);
+      for (int k = 0; k < NX; k++) x[k] = -7;
+      sy[j] = 1;
+      __enzyme_reverse((void *){name}, enzyme_dup, x, sx, enzyme_dup, y, sy, tape);
+      for (int i = 0; i < NX; i++) if (!(fabs(sx[i] - rev[j][i]) <= 1e-10 * (1 + fabs(rev[j][i])))) {{ printf("FAIL %s n=%d J[%d][%d]: split reverse %.17g, reverse %.17g\n", "{name}", runtime_n, j, i, sx[i], rev[j][i]); failures++; }}
+    }}
     for (int i = 0; i < NX; i++) {{
       /* Split forward mode: the forward part, then the tangents from its
          tape after the inputs are overwritten, given no primals. */
@@ -609,7 +753,7 @@ pub fn c_check(name: &str) -> String {
       for (int k = 0; k < NX; k++) x[k] = xr[k] = x0[k], e[k][k] = 1;
       for (int k = 0; k < NY; k++) dyr[k][k] = 1;
       __enzyme_fwddiff((void *){name}, enzyme_width, NX, enzyme_dupv, sizeof e[0], x, &e[0][0], enzyme_dupnoneedv, sizeof t[0], y, &t[0][0]);
-      __enzyme_autodiff((void *){name}, enzyme_width, NY, enzyme_dupv, sizeof dxr[0], xr, &dxr[0][0], enzyme_dupnoneedv, sizeof dyr[0], yr, &dyr[0][0]);
+      {reverse_vector}
       for (int j = 0; j < NY; j++)
         for (int i = 0; i < NX; i++) {{
           if (!(fabs(t[i][j] - fwd[j][i]) <= 1e-10 * (1 + fabs(fwd[j][i])))) {{ printf("FAIL %s n=%d J[%d][%d]: forward width %d %.17g, width 1 %.17g\n", "{name}", runtime_n, j, i, NX, t[i][j], fwd[j][i]); failures++; }}
@@ -653,7 +797,7 @@ pub fn program(functions: &[Function], base: &[f64; NX]) -> String {
         b.join(", ")
     ));
     for f in functions {
-        out.push_str(&c_check(&f.name));
+        out.push_str(&c_check(&f.name, format!("{:?}", f.body).contains(CUSTOM_RULE_FUNCTION)));
     }
     out.push_str(
         "  printf(\"entries checked %d, failed %d, not smooth enough to check against differences %d\\n\", checks, \

@@ -5,6 +5,7 @@ use enzyme::{autodiff_forward, autodiff_reverse};
 use physics::{simulate, State};
 
 mod collections;
+mod inactive_data;
 mod inert_calls;
 mod lanes;
 mod libm_crate;
@@ -159,6 +160,7 @@ fn main() {
     parity::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     libm_crate::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     inert_calls::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
+    inactive_data::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     slices::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     sorting::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));
     sums::check_all(&mut |what, got, want, tol| check(what, got, want, tol, &mut failures));

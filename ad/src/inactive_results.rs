@@ -1,0 +1,128 @@
+//! Stack slots that only calls without a derivative write (a function
+//! registered inactive returning a Rust `Vec` through its `sret` slot, a
+//! library call filling a struct): what such a call writes carries no
+//! derivative, and the pointers it writes point to memory that has no
+//! shadow (a buffer the call allocated). So such a slot is constant memory
+//! for `memory`: floats read from it do not vary, and pointers read from it
+//! are constant too, so nothing is read or accumulated through a shadow the
+//! call never made (before, the reverse sweep wrote adjoints through the
+//! null shadow of the `Vec`'s buffer).
+
+use llvm_sys::LLVMOpcode;
+
+use crate::classify::{classify, Kind};
+use crate::ir::{self, Value};
+
+/// Whether every use of stack slot `a` (through address arithmetic and
+/// casts) reads it, marks its lifetime, or hands it to a direct call of a
+/// function without a derivative (registered inactive, or a library call
+/// that runs as it is), and at least one such call does.
+pub(crate) fn written_only_by_inactive_calls(a: Value) -> bool {
+    let mut work = vec![a];
+    let mut seen = std::collections::HashSet::new();
+    let mut written = false;
+    while let Some(p) = work.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for u in ir::users(p) {
+            let fits = match ir::opcode(u) {
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
+                    if ir::operand(u, 0) == p =>
+                {
+                    work.push(u);
+                    true
+                }
+                LLVMOpcode::LLVMLoad => !ir::is_atomic(u),
+                LLVMOpcode::LLVMCall => match ir::called_function(u) {
+                    Some(c) if ir::name(c).starts_with("llvm.lifetime.") => true,
+                    Some(_) if matches!(classify(u), Kind::Inactive | Kind::LibCall) => {
+                        // Handed over as an argument, not as the callee.
+                        written = true;
+                        ir::operand(u, ir::operand_count(u) - 1) != p
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !fits {
+                return false;
+            }
+        }
+    }
+    written
+}
+
+/// Whether call `call` (of a function without a derivative) may write
+/// through its argument `k`: not when the parameter is `readonly` or
+/// `readnone` (at the call or on the callee), nor when the callee's body
+/// only reads through it (an unoptimised build leaves it unmarked, and keeps
+/// it in a stack slot of its own first).
+pub(crate) fn may_write_through(call: Value, k: u32) -> bool {
+    let Some(callee) = ir::called_function(call) else { return true };
+    let marked = |f: Value, at_call: bool| {
+        ["readonly", "readnone"].iter().any(|a| unsafe {
+            let kind = ir::attr_kind(a);
+            let index = k + 1;
+            let found = if at_call {
+                llvm_sys::core::LLVMGetCallSiteEnumAttribute(f, index, kind)
+            } else {
+                llvm_sys::core::LLVMGetEnumAttributeAtIndex(f, index, kind)
+            };
+            !found.is_null()
+        })
+    };
+    !(marked(call, true) || marked(callee, false) || param_only_read(callee, k, 4))
+}
+
+/// Whether function `f`'s body only reads through its parameter `k`:
+/// through address arithmetic, casts, phis, selects and a private stack slot
+/// holding it, it is loaded from, compared, or passed to a callee that only
+/// reads through it (`depth` more calls deep).
+fn param_only_read(f: Value, k: u32, depth: u32) -> bool {
+    if ir::is_declaration(f) || depth == 0 || k >= unsafe { llvm_sys::core::LLVMCountParams(f) } {
+        return false;
+    }
+    let mut work = vec![unsafe { llvm_sys::core::LLVMGetParam(f, k) }];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in ir::users(v) {
+            use LLVMOpcode::*;
+            let fine = match ir::opcode(u) {
+                LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMPHI => {
+                    work.push(u);
+                    true
+                }
+                LLVMSelect if ir::operand(u, 0) != v => {
+                    work.push(u);
+                    true
+                }
+                LLVMLoad | LLVMICmp => true,
+                // Kept in a slot of its own (-O0): what is loaded back is the pointer.
+                LLVMStore if ir::operand(u, 0) == v && ir::is_private_slot(ir::operand(u, 1)) => {
+                    work.extend(
+                        ir::users(ir::operand(u, 1)).into_iter().filter(|l| ir::opcode(*l) == LLVMOpcode::LLVMLoad),
+                    );
+                    true
+                }
+                LLVMCall => {
+                    let n = ir::call_arg_count(u);
+                    match ir::called_function(u) {
+                        Some(c) if ir::operand(u, n) != v => (0..n)
+                            .filter(|j| ir::operand(u, *j) == v)
+                            .all(|j| ir::is_lifetime_marker(u) || param_only_read(c, j, depth - 1)),
+                        _ => false,
+                    }
+                }
+                _ => false,
+            };
+            if !fine {
+                return false;
+            }
+        }
+    }
+    true
+}
