@@ -67,7 +67,7 @@ target/enzyme-rs-rules-fortran.bc: $(wildcard wrappers/rules/fortran/*.c) $(wild
 # MPI communication's derivatives, against MPICH's headers (a deps package):
 # linked only into programs that call MPI. fortran.c (the Fortran bindings'
 # rules) includes mpi.c (the C bindings'), whose rules it calls.
-target/enzyme-rs-rules-mpi.bc: $(wildcard wrappers/rules/mpi/*.c) Makefile | deps
+target/enzyme-rs-rules-mpi.bc: $(wildcard wrappers/rules/mpi/*.c) $(wildcard wrappers/rules/mpi/*.h) Makefile | deps
 	mkdir -p target/rules
 	$(LLVM_PREFIX)/bin/clang $(RULES_CFLAGS) -c -emit-llvm -I/usr/include/x86_64-linux-gnu/mpich wrappers/rules/mpi/fortran.c -o $@
 

@@ -42,6 +42,26 @@ on_threads() { # label, source, thread counts
   done
 }
 
+# A self-checking MPI program built by mpicc (MPICH_CC=enzyme-cc) at -O0
+# and -O2 and run at 1, 2 and 3 ranks (a hang is a failure too).
+on_ranks() { # label, output name, mpicc's arguments...
+  local label=$1 exe=$build/$2 o n log rc
+  shift 2
+  for o in -O0 -O2; do
+    if ! log=$(MPICH_CC=$CC mpicc $o "$@" -o "$exe$o" 2>&1); then
+      echo "$log"
+      report "$label [$o]: build failed" 1
+      continue
+    fi
+    for n in 1 2 3; do
+      log=$(OMP_NUM_THREADS=2 timeout 120 mpiexec -n $n "$exe$o" 2>&1)
+      rc=$?
+      [ $rc -ne 0 ] && echo "$log"
+      report "$label [$o, mpiexec -n $n]: $(tail -n 1 <<<"$log")" $rc
+    done
+  done
+}
+
 for o in -O0 -O2; do
   "$CC" $o -fopenmp "$here/parallel/openmp.c" -o "$build/openmp$o" -lm && log=$(OMP_NUM_THREADS=2 "$build/openmp$o")
   rc=$?
@@ -146,37 +166,17 @@ if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
   MPICH_CC=$CC refused "MPI call without a rule in differentiated code" "$build/mpi_inside" "cannot differentiate MPI call" \
     mpicc -O2 -g "$here/parallel/mpi_inside.c"
   # Derivatives across MPI (and a hybrid MPI + OpenMP function), both modes.
-  for o in -O0 -O2; do
-    if ! log=$(MPICH_CC=$CC mpicc $o -fopenmp "$here/parallel/mpi_derivatives.c" -o "$build/mpi_derivatives$o" -lm 2>&1); then
-      echo "$log"
-      report "MPI derivatives [$o]: build failed" 1
-      continue
-    fi
-    for n in 1 2 3; do
-      log=$(OMP_NUM_THREADS=2 mpiexec -n $n "$build/mpi_derivatives$o" 2>&1)
-      rc=$?
-      [ $rc -ne 0 ] && echo "$log"
-      report "MPI derivatives [$o, mpiexec -n $n]: $(tail -n 1 <<<"$log")" $rc
-    done
-  done
+  on_ranks "MPI derivatives" mpi_derivatives -fopenmp "$here/parallel/mpi_derivatives.c" -lm
+  # MPI_PROC_NULL peers, MPI_ANY_SOURCE with MPI_ANY_TAG, ignored statuses, zero counts.
+  on_ranks "MPI derivatives at the edges" mpi_edges "$here/parallel/mpi_edges.c" -lm
   MPICH_CC=$CC refused "MPI call without a rule from Fortran in differentiated code" "$build/mpi_fortran_refused" \
     "cannot differentiate MPI call from Fortran (\`mpi_alltoall_\`)" mpicc -O2 -I/usr/include/x86_64-linux-gnu/mpich \
     "$here/parallel/mpi_fortran_refused_main.c" "$here/parallel/mpi_fortran_refused.f90" -lmpichfort
   # MPI's Fortran bindings in a differentiated Fortran subroutine (mpif.h).
-  for o in -O0 -O2; do
-    if ! log=$(MPICH_CC=$CC mpicc $o -I/usr/include/x86_64-linux-gnu/mpich "$here/parallel/mpi_fortran_main.c" \
-      "$here/parallel/mpi_fortran.f90" -o "$build/mpi_fortran$o" -lmpichfort -lm 2>&1); then
-      echo "$log"
-      report "MPI from Fortran [$o]: build failed" 1
-      continue
-    fi
-    for n in 1 2 3; do
-      log=$(mpiexec -n $n "$build/mpi_fortran$o" 2>&1)
-      rc=$?
-      [ $rc -ne 0 ] && echo "$log"
-      report "MPI from Fortran [$o, mpiexec -n $n]: $(tail -n 1 <<<"$log")" $rc
-    done
-  done
+  on_ranks "MPI from Fortran" mpi_fortran -I/usr/include/x86_64-linux-gnu/mpich "$here/parallel/mpi_fortran_main.c" \
+    "$here/parallel/mpi_fortran.f90" -lmpichfort -lm
+  on_ranks "MPI from Fortran at the edges" mpi_fortran_edges -I/usr/include/x86_64-linux-gnu/mpich \
+    "$here/parallel/mpi_fortran_edges_main.c" "$here/parallel/mpi_fortran_edges.f90" -lmpichfort -lm
 else
   report "MPI: mpicc/mpiexec not installed (apt-get install mpich libmpich-dev)" 1
 fi

@@ -2,9 +2,7 @@
  * them: `mpi_send_(buf, count, datatype, ..., ierror)`, every argument by
  * reference, handles as Fortran integers): each rule converts the handles
  * and calls the C binding's rule (mpi.c, in this translation unit: the
- * Makefile compiles this file, which includes it). Blocking calls and
- * collectives; the non-blocking ones are refused by name in Fortran for
- * now. */
+ * Makefile compiles this file, which includes it). */
 #include "mpi.c"
 
 typedef MPI_Fint fint;
@@ -270,8 +268,8 @@ REGISTER void *__enzyme_register_gradient_mpi_scatter_[3] = {(void *)mpi_scatter
                                                             (void *)f_scatter_rev};
 
 /* ---- Non-blocking: mpi_isend_, mpi_irecv_, mpi_wait_, mpi_waitall_, mpi_test_. A request is a Fortran
- * integer; its shadow holds what the C rules keep in a request's shadow (the tangent's request in forward
- * mode, the number of the operation's record in reverse mode). ---- */
+ * integer; its shadow holds what the C rules keep in a request's shadow (the number of the operation's
+ * record, or MPI_REQUEST_NULL). ---- */
 void mpi_isend_(const void *, const fint *, const fint *, const fint *, const fint *, const fint *, fint *, fint *);
 void mpi_irecv_(void *, const fint *, const fint *, const fint *, const fint *, const fint *, fint *, fint *);
 void mpi_wait_(fint *, fint *, fint *);
@@ -286,9 +284,9 @@ void mpi_test_(fint *, fint *, fint *, fint *);
 
 static void f_isend_fwd(P2P_PARAMS(const void *, const void *)) {
   P2P_UNUSED;
-  MPI_Request r, dr;
-  *ierr = isend_fwd(buf, dbuf, *n, ftype(dt), *peer, *tag, fcomm(comm), &r, &dr);
-  *req = MPI_Request_c2f(r), *dreq = MPI_Request_c2f(dr);
+  MPI_Request r, number;
+  *ierr = isend_fwd(buf, dbuf, *n, ftype(dt), *peer, *tag, fcomm(comm), &r, &number);
+  *req = MPI_Request_c2f(r), *dreq = number;
 }
 static void *f_isend_aug(P2P_PARAMS(const void *, void *)) {
   P2P_UNUSED;
@@ -309,9 +307,9 @@ REGISTER void *__enzyme_register_gradient_mpi_isend_[3] = {(void *)mpi_isend_, (
 
 static void f_irecv_fwd(P2P_PARAMS(void *, void *)) {
   P2P_UNUSED;
-  MPI_Request r, dr;
-  *ierr = irecv_fwd(buf, dbuf, *n, ftype(dt), *peer, *tag, fcomm(comm), &r, &dr);
-  *req = MPI_Request_c2f(r), *dreq = MPI_Request_c2f(dr);
+  MPI_Request r, number;
+  *ierr = irecv_fwd(buf, dbuf, *n, ftype(dt), *peer, *tag, fcomm(comm), &r, &number);
+  *req = MPI_Request_c2f(r), *dreq = number;
 }
 static void *f_irecv_aug(P2P_PARAMS(void *, void *)) {
   P2P_UNUSED;
@@ -332,10 +330,10 @@ REGISTER void *__enzyme_register_gradient_mpi_irecv_[3] = {(void *)mpi_irecv_, (
 
 static void f_wait_fwd(fint *req, fint *dreq, fint *status, fint *dstatus, fint *ierr, fint *dierr) {
   (void)dstatus, (void)dierr;
-  MPI_Request r = MPI_Request_f2c(*req), dr = MPI_Request_f2c(*dreq);
+  MPI_Request r = MPI_Request_f2c(*req), number = *dreq;
   MPI_Status s;
-  *ierr = wait_fwd(&r, &dr, &s, NULL);
-  *req = MPI_Request_c2f(r), *dreq = MPI_Request_c2f(dr);
+  *ierr = wait_fwd(&r, &number, &s, NULL);
+  *req = MPI_Request_c2f(r), *dreq = number;
   fstatus_from(status, &s);
 }
 static void *f_wait_aug(fint *req, fint *dreq, fint *status, fint *dstatus, fint *ierr, fint *dierr) {
@@ -343,7 +341,7 @@ static void *f_wait_aug(fint *req, fint *dreq, fint *status, fint *dstatus, fint
   MPI_Request r = MPI_Request_f2c(*req), number = *dreq;
   MPI_Status s;
   aug_int a = wait_aug(&r, &number, &s, NULL);
-  *req = MPI_Request_c2f(r);
+  *req = MPI_Request_c2f(r), *dreq = number;
   fstatus_from(status, &s);
   *ierr = a.result;
   return a.tape;
@@ -373,23 +371,21 @@ static void f_waitall_fwd(const fint *count, const fint *dcount, fint *reqs, fin
                           fint *dstatuses, fint *ierr, fint *dierr) {
   (void)dcount, (void)dstatuses, (void)dierr;
   int n = *count;
-  MPI_Request *r = c_requests(n, reqs, 1), *dr = c_requests(n, dreqs, 1);
-  MPI_Status *s = malloc((n > 0 ? n : 1) * sizeof(MPI_Status));
-  require(s != NULL, "out of memory in an MPI derivative");
-  *ierr = waitall_fwd(n, r, dr, s, NULL);
-  for (int k = 0; k < n; k++) reqs[k] = MPI_Request_c2f(r[k]), dreqs[k] = MPI_Request_c2f(dr[k]);
+  MPI_Request *r = c_requests(n, reqs, 1), *numbers = c_requests(n, dreqs, 0);
+  MPI_Status *s = statuses_for(n);
+  *ierr = waitall_fwd(n, r, numbers, s, NULL);
+  for (int k = 0; k < n; k++) reqs[k] = MPI_Request_c2f(r[k]), dreqs[k] = numbers[k];
   f_statuses_from(n, statuses, s);
-  free(r), free(dr), free(s);
+  free(r), free(numbers), free(s);
 }
 static void *f_waitall_aug(const fint *count, const fint *dcount, fint *reqs, fint *dreqs, fint *statuses,
                            fint *dstatuses, fint *ierr, fint *dierr) {
   (void)dcount, (void)dstatuses, (void)dierr;
   int n = *count;
   MPI_Request *r = c_requests(n, reqs, 1), *numbers = c_requests(n, dreqs, 0);
-  MPI_Status *s = malloc((n > 0 ? n : 1) * sizeof(MPI_Status));
-  require(s != NULL, "out of memory in an MPI derivative");
+  MPI_Status *s = statuses_for(n);
   aug_int a = waitall_aug(n, r, numbers, s, NULL);
-  for (int k = 0; k < n; k++) reqs[k] = MPI_Request_c2f(r[k]);
+  for (int k = 0; k < n; k++) reqs[k] = MPI_Request_c2f(r[k]), dreqs[k] = numbers[k];
   f_statuses_from(n, statuses, s);
   free(r), free(numbers), free(s);
   *ierr = a.result;
@@ -408,11 +404,11 @@ REGISTER void *__enzyme_register_gradient_mpi_waitall_[3] = {(void *)mpi_waitall
 static void f_test_fwd(fint *req, fint *dreq, fint *flag, fint *dflag, fint *status, fint *dstatus, fint *ierr,
                        fint *dierr) {
   (void)dflag, (void)dstatus, (void)dierr;
-  MPI_Request r = MPI_Request_f2c(*req), dr = MPI_Request_f2c(*dreq);
+  MPI_Request r = MPI_Request_f2c(*req), number = *dreq;
   MPI_Status s;
   int done;
-  *ierr = test_fwd(&r, &dr, &done, NULL, &s, NULL);
-  *req = MPI_Request_c2f(r), *dreq = MPI_Request_c2f(dr), *flag = done != 0;
+  *ierr = test_fwd(&r, &number, &done, NULL, &s, NULL);
+  *req = MPI_Request_c2f(r), *dreq = number, *flag = done != 0;
   if (done)
     fstatus_from(status, &s);
 }
