@@ -45,10 +45,10 @@ pub(crate) fn cut(module: LLVMModuleRef, g: Value) {
                 continue;
             }
             match ir::opcode(u) {
-                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => {
-                    if ir::operand(u, 0) == p {
-                        work.push(u);
-                    }
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
+                    if ir::operand(u, 0) == p =>
+                {
+                    work.push(u)
                 }
                 LLVMOpcode::LLVMLoad if carries_float(ir::type_of(u)) => cut_load(module, u),
                 _ => {}

@@ -12,6 +12,7 @@ use llvm_sys::LLVMOpcode;
 
 use crate::classify::{classify, Kind};
 use crate::ir::{self, Value};
+use crate::memory::PtrStatus;
 
 /// Whether every use of stack slot `a` (through address arithmetic and
 /// casts) reads it, marks its lifetime, or hands it to a direct call of a
@@ -125,4 +126,22 @@ fn param_only_read(f: Value, k: u32, depth: u32) -> bool {
         }
     }
     true
+}
+
+/// The arguments (0-based, with the callee's name) through which `call`, of
+/// a function registered inactive, may write memory that carries
+/// derivatives (`status` says which pointers have shadows): its writes have
+/// no derivative, but the derivatives of what they overwrite would stay in
+/// place, a silently wrong result. Empty for any other call.
+pub(crate) fn overwrites_derivatives(call: Value, status: &dyn Fn(Value) -> PtrStatus) -> Vec<(u32, String)> {
+    let Some(callee) = ir::called_function(call).filter(|c| crate::registry::is_inactive_call(call, *c)) else {
+        return Vec::new();
+    };
+    (0..ir::call_arg_count(call))
+        .filter(|k| {
+            let o = ir::operand(call, *k);
+            ir::is_pointer(ir::type_of(o)) && status(o) == PtrStatus::Shadowed && may_write_through(call, *k)
+        })
+        .map(|k| (k, crate::names::display_name(&ir::name(callee))))
+        .collect()
 }

@@ -501,8 +501,8 @@ fn analyze_once(
                     // Fixed or run-time size (VLAs, Fortran automatic arrays); a
                     // slot that only hands constant pointers to a parallel region
                     // has nothing to shadow.
-                    // So has one only calls without a derivative write.
-                    let s = if captures_constant_pointers(i, &m)
+                    // Nor has one that only calls without a derivative write.
+                    let s = if crate::parallel::captures_constant_pointers(i, &|v| m.known(v))
                         || crate::inactive_results::written_only_by_inactive_calls(i)
                     {
                         PtrStatus::Constant
@@ -654,28 +654,19 @@ fn analyze_once(
                             }
                         }
                     }
-                    // A function registered inactive writing memory that carries
-                    // derivatives would leave the derivatives of what it overwrites
-                    // in place (its own writes have none): refused.
-                    if let Some(callee) = ir::called_function(i).filter(|c| crate::registry::is_inactive_call(i, *c)) {
-                        for k in 0..ir::call_arg_count(i) {
-                            let o = ops[k as usize];
-                            let shadowed = ir::is_pointer(ir::type_of(o)) && m.status(o) == PtrStatus::Shadowed;
-                            if shadowed && crate::inactive_results::may_write_through(i, k) {
-                                m.problem(
-                                    i,
-                                    format!(
-                                        "call of `{}`, registered inactive, which may write memory that carries \
-                                         derivatives (argument {})",
-                                        crate::names::display_name(&ir::name(callee)),
-                                        k + 1
-                                    ),
-                                    "what it writes would keep the derivatives of the values it overwrites; let it \
-                                     fill memory that only it writes (a local array it fills, read afterwards), or \
-                                     give it a custom derivative",
-                                );
-                            }
-                        }
+                    // A function registered inactive must not overwrite derivatives.
+                    for (k, callee) in crate::inactive_results::overwrites_derivatives(i, &|p| m.status(p)) {
+                        m.problem(
+                            i,
+                            format!(
+                                "call of `{callee}`, registered inactive, which may write memory that carries \
+                                 derivatives (argument {})",
+                                k + 1
+                            ),
+                            "what it writes would keep the derivatives of the values it overwrites; let it fill \
+                             memory that only it writes (a local array it fills, read afterwards), or give it a \
+                             custom derivative",
+                        );
                     }
                     // Inactive calls: their results carry no derivative.
                     if ir::is_pointer(t) {
@@ -772,32 +763,6 @@ fn into_inactive_global(p: Value) -> bool {
     let root = root_of(p);
     let g = constant_root(root).or_else(|| unsafe { (!LLVMIsAGlobalVariable(root).is_null()).then_some(root) });
     g.is_some_and(crate::registry::is_inactive_global)
-}
-
-/// A stack slot through which a constant pointer is handed to an OpenMP
-/// parallel region (clang passes shared variables by address): only
-/// pointers of constant memory stored into it, only loaded otherwise, and
-/// passed to a region's call.
-fn captures_constant_pointers(a: Value, m: &Memory) -> bool {
-    use LLVMOpcode::*;
-    let users = ir::users(a);
-    let mut stored = false;
-    let mut forked = false;
-    let fits = users.iter().all(|u| match ir::opcode(*u) {
-        LLVMLoad => true,
-        LLVMStore => {
-            let v = ir::operand(*u, 0);
-            stored = true;
-            ir::operand(*u, 1) == a && ir::is_pointer(ir::type_of(v)) && m.known(v) == Some(PtrStatus::Constant)
-        }
-        LLVMCall if crate::parallel::is_region(*u) => {
-            forked = true;
-            true
-        }
-        LLVMCall => ir::called_function(*u).is_some_and(|c| ir::name(c).starts_with("llvm.lifetime.")),
-        _ => false,
-    });
-    fits && stored && forked
 }
 
 #[cfg(test)]

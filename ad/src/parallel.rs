@@ -684,3 +684,32 @@ pub(crate) fn is_private_parameter(p: Value) -> bool {
         !LLVMGetStringAttributeAtIndex(f, k + 1, PRIVATE.as_ptr().cast(), PRIVATE.len() as u32).is_null()
     }
 }
+
+/// A stack slot through which a constant pointer is handed to an OpenMP
+/// parallel region (clang passes shared variables by address): only
+/// pointers of constant memory stored into it (`known` says what a pointer
+/// is), only loaded otherwise, and passed to a region's call. `memory`
+/// gives it no shadow.
+pub(crate) fn captures_constant_pointers(a: Value, known: &dyn Fn(Value) -> Option<crate::memory::PtrStatus>) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    let users = ir::users(a);
+    let mut stored = false;
+    let mut forked = false;
+    let fits = users.iter().all(|u| match ir::opcode(*u) {
+        LLVMLoad => true,
+        LLVMStore => {
+            let v = ir::operand(*u, 0);
+            stored = true;
+            ir::operand(*u, 1) == a
+                && ir::is_pointer(ir::type_of(v))
+                && known(v) == Some(crate::memory::PtrStatus::Constant)
+        }
+        LLVMCall if is_region(*u) => {
+            forked = true;
+            true
+        }
+        LLVMCall => ir::called_function(*u).is_some_and(|c| ir::name(c).starts_with("llvm.lifetime.")),
+        _ => false,
+    });
+    fits && stored && forked
+}
