@@ -140,8 +140,48 @@ pub(crate) fn overwrites_derivatives(call: Value, status: &dyn Fn(Value) -> PtrS
     (0..ir::call_arg_count(call))
         .filter(|k| {
             let o = ir::operand(call, *k);
-            ir::is_pointer(ir::type_of(o)) && status(o) == PtrStatus::Shadowed && may_write_through(call, *k)
+            ir::is_pointer(ir::type_of(o))
+                && status(o) == PtrStatus::Shadowed
+                && !ir::pointer_bases(o).into_iter().all(holds_no_floats)
+                && may_write_through(call, *k)
         })
         .map(|k| (k, crate::names::display_name(&ir::name(callee))))
         .collect()
+}
+
+/// Whether `base` is a stack slot the function only ever reads and writes
+/// as integers (a random generator's state handed to an inactive function
+/// by `&mut`), besides handing it to calls without a derivative: nothing
+/// there has a derivative to keep.
+fn holds_no_floats(base: Value) -> bool {
+    if !ir::is_instruction(base) || ir::opcode(base) != LLVMOpcode::LLVMAlloca {
+        return false;
+    }
+    let mut work = vec![base];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(p) = work.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for u in ir::users(p) {
+            let fits = match ir::opcode(u) {
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
+                    if ir::operand(u, 0) == p =>
+                {
+                    work.push(u);
+                    true
+                }
+                LLVMOpcode::LLVMLoad => ir::is_int(ir::type_of(u)),
+                LLVMOpcode::LLVMStore => ir::operand(u, 1) == p && ir::is_int(ir::type_of(ir::operand(u, 0))),
+                LLVMOpcode::LLVMCall => {
+                    ir::is_lifetime_marker(u) || matches!(classify(u), Kind::Inactive | Kind::LibCall)
+                }
+                _ => false,
+            };
+            if !fits {
+                return false;
+            }
+        }
+    }
+    true
 }
