@@ -40,6 +40,76 @@ pub(crate) struct Prep {
     original_of: HashMap<Value, Value>,
     /// Callees whose calls run as they are (see `inert_calls`), per callee.
     inert: crate::inert_calls::Memo,
+    /// Functions whose clones could not be made, and why (asked again, the
+    /// same answer).
+    failed: HashMap<Value, String>,
+    /// Instructions in the clones made so far (see [`MAX_CLONED`]).
+    cloned: usize,
+}
+
+/// The most instructions the clones of one module may hold: past it the
+/// code reached is not the kind that is differentiated (a thread pool, a
+/// runtime), and preprocessing it would take many times a compile's time.
+const MAX_CLONED: usize = 400_000;
+
+/// Calls that start threads: code reaching them runs concurrently, which
+/// the engine does not differentiate (OpenMP regions excepted, which are
+/// not reached through these).
+const THREAD_STARTS: &[&str] = &["pthread_create", "thrd_create", "clone", "clone3"];
+
+/// A function reached from `f`, through calls and function values (where
+/// indirect calls may go: closures, vtables, tables of functions, through
+/// constants and the initialisers of globals), that calls one starting a
+/// thread, with that call's name. Calls that run as they are (functions
+/// registered inactive) are not followed.
+fn thread_start_reached(f: Value) -> Option<(Value, String)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![f];
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        unsafe {
+            if !LLVMIsAFunction(v).is_null() {
+                if crate::registry::fn_attr_value(v, crate::registry::INACTIVE).is_some() {
+                    continue;
+                }
+                if let Some(start) = starts_threads(v) {
+                    return Some((v, start));
+                }
+                for i in ir::blocks(v).into_iter().flat_map(ir::instructions) {
+                    let callee = ir::is_call_or_invoke(i).then(|| ir::called_function(i)).flatten();
+                    if callee.is_some_and(|c| crate::registry::is_inactive_call(i, c)) {
+                        continue;
+                    }
+                    work.extend(
+                        (0..ir::operand_count(i))
+                            .map(|k| ir::operand(i, k))
+                            .filter(|o| !LLVMIsAConstant(*o).is_null() || !LLVMIsAFunction(*o).is_null()),
+                    );
+                }
+            } else if !LLVMIsAGlobalVariable(v).is_null() {
+                let init = LLVMGetInitializer(v);
+                if !init.is_null() {
+                    work.push(init);
+                }
+            } else if !LLVMIsAGlobalAlias(v).is_null() {
+                work.push(LLVMAliasGetAliasee(v));
+            } else if !LLVMIsAConstant(v).is_null() {
+                work.extend((0..ir::operand_count(v)).map(|k| ir::operand(v, k)));
+            }
+        }
+    }
+    None
+}
+
+/// A call in `f`'s body that starts a thread, by the callee's name.
+fn starts_threads(f: Value) -> Option<String> {
+    ir::blocks(f).into_iter().flat_map(ir::instructions).find_map(|i| {
+        let c = ir::is_call_or_invoke(i).then(|| ir::called_function(i)).flatten()?;
+        let name = ir::name(c);
+        THREAD_STARTS.contains(&name.as_str()).then_some(name)
+    })
 }
 
 impl Prep {
@@ -48,6 +118,29 @@ impl Prep {
     /// function in `consts` are replaced by it in a clone of their own, so
     /// calls through them become direct calls (the target is known).
     pub fn ensure(&mut self, module: LLVMModuleRef, f: Value, consts: &[Option<Value>]) -> Result<Value, String> {
+        if let Some(e) = self.failed.get(&f) {
+            return Err(e.clone());
+        }
+        let made = self.ensure_once(module, f, consts);
+        if let Err(e) = &made {
+            self.failed.insert(f, e.clone());
+        }
+        made
+    }
+
+    fn ensure_once(&mut self, module: LLVMModuleRef, f: Value, consts: &[Option<Value>]) -> Result<Value, String> {
+        // Threads are refused before anything is cloned: the code behind
+        // them (a thread pool) is large, and would be refused anyway.
+        if !self.clone_of.contains_key(&f) {
+            if let Some((caller, start)) = thread_start_reached(f) {
+                return Err(format!(
+                    "the function reaches code that starts threads (`{}` calls `{start}`), which is not \
+                     differentiated; differentiate a serial version (rayon's `par_iter` as `iter`), or parallelise \
+                     with OpenMP",
+                    crate::names::display_name(&ir::name(caller))
+                ));
+            }
+        }
         if consts.iter().any(Option::is_some) {
             let (c, new) = self.specialised(module, f, consts)?;
             if new {
@@ -144,6 +237,26 @@ impl Prep {
                     }
                     if self.clone_of.contains_key(&callee) {
                         continue;
+                    }
+                    // Refused before it is cloned: threads, and code too large
+                    // to be what is differentiated (a build would run away).
+                    let shown = |f: Value| crate::names::display_name(&ir::name(f));
+                    if let Some(start) = starts_threads(callee) {
+                        return Err(format!(
+                            "the function reaches code that starts threads (`{}` calls `{start}`), which is not \
+                             differentiated; differentiate a serial version (rayon's `par_iter` as `iter`), or \
+                             parallelise with OpenMP",
+                            shown(callee)
+                        ));
+                    }
+                    self.cloned += ir::blocks(callee).into_iter().map(|b| ir::instructions(b).len()).sum::<usize>();
+                    if self.cloned > MAX_CLONED {
+                        return Err(format!(
+                            "the function reaches over {MAX_CLONED} instructions of code (the last added: `{}`), \
+                             more than is differentiated in one build; mark calls that need no derivative \
+                             inactive, or differentiate a smaller function",
+                            shown(callee)
+                        ));
                     }
                     let cc = clone_function(module, callee);
                     self.clone_of.insert(callee, cc);
