@@ -767,7 +767,10 @@ pub fn c_check(name: &str, custom_rules: bool) -> String {
         if (!(fabs(f - r) <= 1e-9 * (1 + fabs(r)))) {{
           printf("FAIL %s n=%d J[%d][%d]: forward %.17g, reverse %.17g, finite difference %.10g\n", "{name}", runtime_n, j, i, f, r, d);
           failures++;
-        }} else if (fabs(d - d2) > 1e-6 * (1 + fabs(d))) {{
+        }} else if (fabs(d - d2) > 1e-6 * (1 + fabs(d)) || 2.3e-16 * fabs(y0[j]) / 5e-7 > 1e-6 * (1 + fabs(r))) {{
+          /* Not smooth enough, or the output too large for a step of 5e-7
+             to resolve its change (rounding alone moves the difference more
+             than the tolerance). */
           skipped++;
         }} else if (!(fabs(r - d) <= 1e-5 * (1 + fabs(d)))) {{
           printf("FAIL %s n=%d J[%d][%d]: reverse %.17g and forward %.17g, finite difference %.10g\n", "{name}", runtime_n, j, i, r, f, d);
