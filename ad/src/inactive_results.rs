@@ -12,46 +12,49 @@ use llvm_sys::LLVMOpcode;
 
 use crate::classify::{classify, Kind};
 use crate::ir::{self, Value};
-use crate::memory::PtrStatus;
 
 /// Whether every use of stack slot `a` (through address arithmetic and
 /// casts) reads it, marks its lifetime, or hands it to a direct call of a
 /// function without a derivative (registered inactive, or a library call
 /// that runs as it is), and at least one such call does.
 pub(crate) fn written_only_by_inactive_calls(a: Value) -> bool {
-    let mut work = vec![a];
-    let mut seen = std::collections::HashSet::new();
     let mut written = false;
+    let fits = every_use(a, &mut |u, p| match ir::opcode(u) {
+        LLVMOpcode::LLVMLoad => !ir::is_atomic(u),
+        LLVMOpcode::LLVMCall if ir::is_lifetime_marker(u) => true,
+        LLVMOpcode::LLVMCall if matches!(classify(u), Kind::Inactive | Kind::LibCall) => {
+            // Handed over as an argument, not as the callee.
+            written = true;
+            ir::operand(u, ir::operand_count(u) - 1) != p
+        }
+        _ => false,
+    });
+    fits && written
+}
+
+/// Whether every use of `base`, and of the addresses computed from it
+/// (address arithmetic and casts), is one `fits` accepts (given the use and
+/// the address it uses).
+fn every_use(base: Value, fits: &mut dyn FnMut(Value, Value) -> bool) -> bool {
+    let mut work = vec![base];
+    let mut seen = std::collections::HashSet::new();
     while let Some(p) = work.pop() {
         if !seen.insert(p) {
             continue;
         }
         for u in ir::users(p) {
-            let fits = match ir::opcode(u) {
+            let arithmetic = matches!(
+                ir::opcode(u),
                 LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
-                    if ir::operand(u, 0) == p =>
-                {
-                    work.push(u);
-                    true
-                }
-                LLVMOpcode::LLVMLoad => !ir::is_atomic(u),
-                LLVMOpcode::LLVMCall => match ir::called_function(u) {
-                    Some(c) if ir::name(c).starts_with("llvm.lifetime.") => true,
-                    Some(_) if matches!(classify(u), Kind::Inactive | Kind::LibCall) => {
-                        // Handed over as an argument, not as the callee.
-                        written = true;
-                        ir::operand(u, ir::operand_count(u) - 1) != p
-                    }
-                    _ => false,
-                },
-                _ => false,
-            };
-            if !fits {
+            ) && ir::operand(u, 0) == p;
+            if arithmetic {
+                work.push(u);
+            } else if !fits(u, p) {
                 return false;
             }
         }
     }
-    written
+    true
 }
 
 /// Whether call `call` (of a function without a derivative) may write
@@ -130,10 +133,10 @@ fn param_only_read(f: Value, k: u32, depth: u32) -> bool {
 
 /// The arguments (0-based, with the callee's name) through which `call`, of
 /// a function registered inactive, may write memory that carries
-/// derivatives (`status` says which pointers have shadows): its writes have
+/// derivatives (`shadowed` says which pointers have shadows): its writes have
 /// no derivative, but the derivatives of what they overwrite would stay in
 /// place, a silently wrong result. Empty for any other call.
-pub(crate) fn overwrites_derivatives(call: Value, status: &dyn Fn(Value) -> PtrStatus) -> Vec<(u32, String)> {
+pub(crate) fn overwrites_derivatives(call: Value, shadowed: &dyn Fn(Value) -> bool) -> Vec<(u32, String)> {
     let Some(callee) = ir::called_function(call).filter(|c| crate::registry::is_inactive_call(call, *c)) else {
         return Vec::new();
     };
@@ -141,7 +144,7 @@ pub(crate) fn overwrites_derivatives(call: Value, status: &dyn Fn(Value) -> PtrS
         .filter(|k| {
             let o = ir::operand(call, *k);
             ir::is_pointer(ir::type_of(o))
-                && status(o) == PtrStatus::Shadowed
+                && shadowed(o)
                 && !ir::pointer_bases(o).into_iter().all(holds_no_floats)
                 && may_write_through(call, *k)
         })
@@ -154,34 +157,11 @@ pub(crate) fn overwrites_derivatives(call: Value, status: &dyn Fn(Value) -> PtrS
 /// by `&mut`), besides handing it to calls without a derivative: nothing
 /// there has a derivative to keep.
 fn holds_no_floats(base: Value) -> bool {
-    if !ir::is_instruction(base) || ir::opcode(base) != LLVMOpcode::LLVMAlloca {
-        return false;
-    }
-    let mut work = vec![base];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(p) = work.pop() {
-        if !seen.insert(p) {
-            continue;
-        }
-        for u in ir::users(p) {
-            let fits = match ir::opcode(u) {
-                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
-                    if ir::operand(u, 0) == p =>
-                {
-                    work.push(u);
-                    true
-                }
-                LLVMOpcode::LLVMLoad => ir::is_int(ir::type_of(u)),
-                LLVMOpcode::LLVMStore => ir::operand(u, 1) == p && ir::is_int(ir::type_of(ir::operand(u, 0))),
-                LLVMOpcode::LLVMCall => {
-                    ir::is_lifetime_marker(u) || matches!(classify(u), Kind::Inactive | Kind::LibCall)
-                }
-                _ => false,
-            };
-            if !fits {
-                return false;
-            }
-        }
-    }
-    true
+    let slot = ir::is_instruction(base) && ir::opcode(base) == LLVMOpcode::LLVMAlloca;
+    slot && every_use(base, &mut |u, p| match ir::opcode(u) {
+        LLVMOpcode::LLVMLoad => ir::is_int(ir::type_of(u)),
+        LLVMOpcode::LLVMStore => ir::operand(u, 1) == p && ir::is_int(ir::type_of(ir::operand(u, 0))),
+        LLVMOpcode::LLVMCall => ir::is_lifetime_marker(u) || matches!(classify(u), Kind::Inactive | Kind::LibCall),
+        _ => false,
+    })
 }

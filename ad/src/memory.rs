@@ -502,13 +502,14 @@ fn analyze_once(
                     // slot that only hands constant pointers to a parallel region
                     // has nothing to shadow.
                     // Nor has one that only calls without a derivative write.
-                    let s = if crate::parallel::captures_constant_pointers(i, &|v| m.known(v))
-                        || crate::inactive_results::written_only_by_inactive_calls(i)
-                    {
-                        PtrStatus::Constant
-                    } else {
-                        PtrStatus::Shadowed
-                    };
+                    let s =
+                        if crate::parallel::captures_constant_pointers(i, &|v| m.known(v) == Some(PtrStatus::Constant))
+                            || crate::inactive_results::written_only_by_inactive_calls(i)
+                        {
+                            PtrStatus::Constant
+                        } else {
+                            PtrStatus::Shadowed
+                        };
                     m.ptr.insert(i, s);
                 }
                 Kind::MemSet => {
@@ -655,7 +656,9 @@ fn analyze_once(
                         }
                     }
                     // A function registered inactive must not overwrite derivatives.
-                    for (k, callee) in crate::inactive_results::overwrites_derivatives(i, &|p| m.status(p)) {
+                    for (k, callee) in
+                        crate::inactive_results::overwrites_derivatives(i, &|p| m.status(p) == PtrStatus::Shadowed)
+                    {
                         m.problem(
                             i,
                             format!(

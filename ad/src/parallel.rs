@@ -687,10 +687,10 @@ pub(crate) fn is_private_parameter(p: Value) -> bool {
 
 /// A stack slot through which a constant pointer is handed to an OpenMP
 /// parallel region (clang passes shared variables by address): only
-/// pointers of constant memory stored into it (`known` says what a pointer
-/// is), only loaded otherwise, and passed to a region's call. `memory`
+/// pointers of constant memory stored into it (`constant` says which
+/// pointers are), only loaded otherwise, and passed to a region's call. `memory`
 /// gives it no shadow.
-pub(crate) fn captures_constant_pointers(a: Value, known: &dyn Fn(Value) -> Option<crate::memory::PtrStatus>) -> bool {
+pub(crate) fn captures_constant_pointers(a: Value, constant: &dyn Fn(Value) -> bool) -> bool {
     use llvm_sys::LLVMOpcode::*;
     let users = ir::users(a);
     let mut stored = false;
@@ -700,9 +700,7 @@ pub(crate) fn captures_constant_pointers(a: Value, known: &dyn Fn(Value) -> Opti
         LLVMStore => {
             let v = ir::operand(*u, 0);
             stored = true;
-            ir::operand(*u, 1) == a
-                && ir::is_pointer(ir::type_of(v))
-                && known(v) == Some(crate::memory::PtrStatus::Constant)
+            ir::operand(*u, 1) == a && ir::is_pointer(ir::type_of(v)) && constant(v)
         }
         LLVMCall if is_region(*u) => {
             forked = true;
