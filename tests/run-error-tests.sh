@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Error paths: each tests/errors/*.c (*.cpp) must fail to build with enzyme-cc (enzyme-c++), exit
-# non-zero, print every `// expect:` line of its header, and leave no output
-# file. Also: a corrupt object file and a corrupt bitcode file, and programs
-# in errors/runtime/ that build and must stop at run time with a message.
+# Error paths: each tests/errors/*.c (*.cpp, *.f90) must fail to build with
+# enzyme-cc (enzyme-c++, enzyme-fortran), exit non-zero, print every
+# `// expect:` (`! expect:`) line of its header, and leave no output file.
+# Also: a corrupt object file and a corrupt bitcode file, and programs in
+# errors/runtime/ that build and must stop at run time with a message.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${ENZYME_CC:-enzyme-cc}
@@ -47,6 +48,15 @@ for f in "$here"/errors/*.c "$here"/errors/*.cpp; do
     (cd "$here/errors" && expect_failure "$name $opt -g" "$out" "${expects[@]}" -- "$compiler" $opt -g "$(basename "$f")" -o "$out")
   done
 done 2>&1 | tee "$build/log.txt"
+# Fortran: `! expect:` lines, built with enzyme-fortran.
+for f in "$here"/errors/*.f90; do
+  name=$(basename "$f" .f90)
+  mapfile -t expects < <(sed -n 's|^! expect: ||p' "$f")
+  for opt in -O0 -O2; do
+    out="$build/$name$opt"
+    (cd "$build" && expect_failure "$name $opt -g" "$out" "${expects[@]}" -- "${ENZYME_FORTRAN:-enzyme-fortran}" $opt -g "$f" -o "$out")
+  done
+done 2>&1 | tee -a "$build/log.txt"
 
 # Corrupt inputs.
 printf 'this is not an object file' > "$build/garbage.o"
@@ -65,6 +75,11 @@ head -c 200 "$build/good.o" > "$build/cut.o"
   expect_failure "unknown attribute -w -c" "$build/attr.o" "attribute 'enzyme::checkpoint' is not implemented" -- "$CC" -w -c "$build/attr.c" -o "$build/attr.o"
   expect_failure "unknown attribute -w" "$build/attr.out" "attribute 'enzyme::checkpoint' is not implemented" -- "$CC" -w "$build/attr.c" -o "$build/attr.out"
   expect_failure "unknown flag" "$build/flag.out" "unknown argument" -- "$CC" -fno-such-flag-at-all "$build/good.c" -I"$here/c" -o "$build/flag.out"
+  # A link step past its time limit (ENZYME_TIME_LIMIT) stops, says where, writes nothing.
+  expect_failure "time limit" "$build/limit.out" "ran past its time limit of 0.001 s while" -- \
+    env ENZYME_TIME_LIMIT=0.001 "$CC" "$build/good.c" -I"$here/c" -o "$build/limit.out" -lm
+  expect_failure "time limit not a number" "$build/limit.out" "ENZYME_TIME_LIMIT=soon: expected a number of seconds" -- \
+    env ENZYME_TIME_LIMIT=soon "$CC" "$build/good.c" -I"$here/c" -o "$build/limit.out" -lm
   # Run-time checks of generated code: the program builds, then stops with a message.
   for opt in -O0 -O2; do
     expect_failure "split mode, other shadows $opt (run time)" "$build/no-such-output" \

@@ -200,11 +200,16 @@ const INACTIVE_LIBRARY: &[&str] = &[
     "MPI_Comm_size",
     "MPI_Barrier",
     "MPI_Initialized",
+    // What a receive's status says (element counts): integers only.
+    "MPI_Get_count",
+    "MPI_Get_elements",
     // The same in Fortran (`include 'mpif.h'`).
     "mpi_comm_rank_",
     "mpi_comm_size_",
     "mpi_barrier_",
     "mpi_initialized_",
+    "mpi_get_count_",
+    "mpi_get_elements_",
     // Random bytes for hash keys (Rust's `HashMap`), written to integer memory.
     "getrandom",
     "getentropy",
@@ -240,6 +245,27 @@ const INACTIVE_LIBRARY: &[&str] = &[
 /// An MPI function of the C bindings.
 pub(crate) fn is_c_mpi(name: &str) -> bool {
     name.starts_with("MPI_") || name.starts_with("PMPI_")
+}
+
+/// What to do instead of a call to flang's runtime: the runtime's moves and
+/// reallocating assignments happen at every level, its array intrinsics only
+/// at -O0.
+fn flang_runtime_hint(name: &str) -> &'static str {
+    match name {
+        "_FortranAMoveAlloc" => {
+            "`move_alloc` hands an allocation over inside flang's runtime, which has no derivative; allocate the \
+             destination and copy into it (`u(:) = t(:)`), or keep using the first array"
+        }
+        "_FortranAAssign" | "_FortranAAssignTemporary" => {
+            "assigning a whole array to an allocatable (`t = x * x`) may reallocate it, which flang leaves to its \
+             runtime at every level (at -O0, every array assignment); assign to a section (`t(:) = x * x`) and \
+             compile with -O1 or higher, or write the loop out"
+        }
+        _ => {
+            "flang calls its runtime for array intrinsics and whole-array assignments at -O0; compile with -O1 \
+             or higher, where it writes them as loops, or write the loop out"
+        }
+    }
 }
 
 /// An MPI function of the Fortran bindings (`mpi_send_`).
@@ -443,8 +469,8 @@ fn classify_call(call: Value) -> Kind {
                 format!("MPI call (`{name}`)"),
                 "this MPI call has no derivative yet: MPI_Send, MPI_Recv, MPI_Sendrecv, MPI_Isend, MPI_Irecv, \
                  MPI_Wait, MPI_Waitall, MPI_Test, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather, MPI_Allgather \
-                 and MPI_Scatter of doubles, MPI_Comm_rank, MPI_Comm_size and MPI_Barrier are differentiated; use \
-                 those, or communicate outside the differentiated function",
+                 and MPI_Scatter of doubles, MPI_Comm_rank, MPI_Comm_size, MPI_Barrier and MPI_Get_count are \
+                 differentiated; use those, or communicate outside the differentiated function",
             );
         }
         if is_fortran_mpi(&name) {
@@ -457,11 +483,7 @@ fn classify_call(call: Value) -> Kind {
             );
         }
         if name.starts_with("_FortranA") {
-            return unsupported(
-                format!("call to flang's runtime (`{name}`)"),
-                "flang calls its runtime for array intrinsics and whole-array assignments at -O0; compile with -O1 \
-                 or higher, where it writes them as loops, or write the loop out",
-            );
+            return unsupported(format!("call to flang's runtime (`{name}`)"), flang_runtime_hint(&name));
         }
         if COMPLEX_HELPERS.contains(&name.as_str()) {
             return unsupported(
@@ -532,6 +554,7 @@ pub(crate) fn check_function(
     let mut diags = Vec::new();
     let mut callees = Vec::new();
     let shown = display_name(original_name);
+    crate::progress::working_on(|| format!("checking `{shown}`"));
     let cfg = Cfg::new(f);
     let mut fail = |msg: String, help: &str, at: Option<Value>| {
         let mut d = Diagnostic::new(msg).with_help(help);

@@ -194,6 +194,10 @@ impl Generator {
     /// they need in turn.
     pub fn run(&mut self) {
         while let Some((r, d)) = self.pending.pop() {
+            crate::progress::working_on(|| {
+                let name = crate::names::display_name(&ir::name(self.prep.original(r.function)));
+                format!("the {} mode derivative of `{name}`", format!("{:?}", r.mode).to_lowercase())
+            });
             if self.report_activity {
                 let report = self.describe(&r);
                 self.reports.push(report);

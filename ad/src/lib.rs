@@ -62,6 +62,7 @@ mod omp_atomics;
 mod parallel;
 mod parallel_reverse;
 mod prep;
+pub mod progress;
 mod read_only_globals;
 mod registry;
 mod replay;

@@ -129,6 +129,7 @@ impl Prep {
     }
 
     fn ensure_once(&mut self, module: LLVMModuleRef, f: Value, consts: &[Option<Value>]) -> Result<Value, String> {
+        crate::progress::working_on(|| format!("preparing `{}`", crate::names::display_name(&ir::name(f))));
         // Threads are refused before anything is cloned: the code behind
         // them (a thread pool) is large, and would be refused anyway.
         if !self.clone_of.contains_key(&f) {

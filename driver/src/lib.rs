@@ -24,6 +24,7 @@ pub mod pipeline;
 pub mod report;
 pub mod split_codegen;
 pub mod toolchain;
+pub mod watchdog;
 
 use std::process::Command;
 

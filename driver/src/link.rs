@@ -93,6 +93,7 @@ pub fn link(inv: &Invocation, tc: &Toolchain) -> Result<(), DriverError> {
 
     if g.slot.is_some() {
         let progress = Progress::new(program);
+        let _watchdog = crate::watchdog::Watchdog::start(program, progress.1.clone(), tmp.path().to_path_buf())?;
         let ctx = Context::create();
         bitcode::capture_llvm_errors(&ctx);
         progress.phase("merging bitcode");
@@ -366,14 +367,16 @@ fn merge<'ctx>(
 }
 
 /// A spinner naming the link step's phase, on a terminal only (a build
-/// system capturing our output sees nothing of it).
-struct Progress(Option<indicatif::ProgressBar>);
+/// system capturing our output sees nothing of it); the phase also goes to
+/// the watchdog.
+struct Progress(Option<indicatif::ProgressBar>, crate::watchdog::Phase);
 
 impl Progress {
     fn new(program: &str) -> Progress {
         use std::io::IsTerminal;
+        let phase = crate::watchdog::Phase::default();
         if !std::io::stderr().is_terminal() {
-            return Progress(None);
+            return Progress(None, phase);
         }
         let bar = indicatif::ProgressBar::new_spinner();
         if let Ok(style) =
@@ -382,10 +385,13 @@ impl Progress {
             bar.set_style(style);
         }
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        Progress(Some(bar))
+        Progress(Some(bar), phase)
     }
 
     fn phase(&self, what: &str) {
+        if let Ok(mut p) = self.1.lock() {
+            *p = what.to_string();
+        }
         if let Some(b) = &self.0 {
             b.set_message(what.to_string());
         }

@@ -3,7 +3,11 @@
  * included); fmin's ties go to its second argument, fmax's to its first;
  * floor, ceil, round and trunc have slope 0 everywhere, integers included;
  * sqrt at 0 has slope 0; fabs is +1 at +0.0 and at -0.0 (Enzyme's rule:
- * x < 0 ? -1 : 1). Each against the value Enzyme's rule gives. */
+ * x < 0 ? -1 : 1). Each against the value Enzyme's rule gives.
+ * pow at a zero base or exponent is where we part from Enzyme on purpose:
+ * its rule multiplies 0 by an infinity there (y * pow(x, y - 1) at x = y = 0,
+ * pow(x, y) * log(x) at x = 0) and answers NaN, which poisons a whole
+ * gradient; ours answers the one-sided limit, 0 (as JAX does). */
 #include "check.h"
 
 static double f_copysign(double x, double y) { return copysign(x, y); }
@@ -15,6 +19,7 @@ static double f_round(double x) { return round(x) + x; }
 static double f_trunc(double x) { return trunc(x) + x; }
 static double f_sqrt(double x) { return sqrt(x); }
 static double f_fabs(double x) { return fabs(x); }
+static double f_pow(double x, double y) { return pow(x, y); }
 
 /* Both modes of a binary function at (x, y), against (dx, dy). */
 static void both(const char *what, double (*f)(double, double), double x, double y, double dx, double dy) {
@@ -60,7 +65,12 @@ int main(void) {
     unary("round(x) + x", f_round, x, 1);
     unary("trunc(x) + x", f_trunc, x, 1);
   }
+  both("pow(0, 2)", f_pow, 0, 2, 0, 0);
+  both("pow(0, 0)", f_pow, 0, 0, 0, 0);
+  both("pow(2, 0)", f_pow, 2, 0, 0, log(2.0));
+  both("pow(3, 2)", f_pow, 3, 2, 6, 9 * log(3.0));
   unary("sqrt", f_sqrt, 0.0, 0);
+  unary("sqrt", f_sqrt, -0.0, 0);
   unary("sqrt", f_sqrt, 4.0, 0.25);
   unary("fabs", f_fabs, 0.0, 1);
   unary("fabs", f_fabs, -0.0, 1);

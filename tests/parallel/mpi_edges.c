@@ -235,9 +235,26 @@ static void zero_counts(int n, double *x, double *out) {
   *out = a[0] * a[1] + b[0] * b[1] + got * got * x[2];
 }
 
+/* How many values a message from MPI_ANY_SOURCE brought, asked of its
+ * status with MPI_Get_count inside the differentiated code (an integer
+ * query, inactive), and used: the previous rank sends rank + 1 values (at
+ * most 3) into a buffer of 3 whose unfilled tail keeps x-dependent values. */
+static void counted(int n, double *x, double *out) {
+  int size, rank = rank_of(&size), next = (rank + 1) % size, got = 0;
+  int sending = next + 1 > 3 ? 3 : next + 1;
+  double mine[3] = {x[0] * x[1], sin(x[2]), x[3] * x[3]}, a[3] = {x[4], x[4] * x[0], cos(x[1])};
+  MPI_Status st;
+  MPI_Sendrecv(mine, sending, MPI_DOUBLE, next, 60, a, 3, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+               &st);
+  MPI_Get_count(&st, MPI_DOUBLE, &got);
+  double s = 0;
+  for (int k = 0; k < got; k++) s += a[k] * a[k] * (k + 1);
+  for (int k = got; k < 3; k++) s += 0.5 * a[k];
+  *out = s * got + x[n - 1];
+}
+
 /* What the receives' statuses say, kept for the caller, which reads them
- * with MPI_Get_count (a query the engine does not know, so not called in
- * differentiated code): a ring shift of two values by MPI_Sendrecv into a
+ * with MPI_Get_count: a ring shift of two values by MPI_Sendrecv into a
  * buffer of three from MPI_ANY_SOURCE with MPI_ANY_TAG, one value by
  * MPI_Isend/MPI_Irecv into a buffer of two, and a receive from
  * MPI_PROC_NULL. */
@@ -298,6 +315,7 @@ int main(int argc, char **argv) {
   CHECK(any_source_sendrecv, "MPI_Sendrecv from MPI_ANY_SOURCE with MPI_ANY_TAG");
   CHECK(any_source_ring, "MPI_Irecv from MPI_ANY_SOURCE with MPI_ANY_TAG polled by MPI_Test, a ring");
   CHECK(zero_counts, "zero counts");
+  CHECK(counted, "MPI_Get_count of a message from MPI_ANY_SOURCE, in differentiated code");
   CHECK(statuses_kept, "statuses of short messages, MPI_ANY_SOURCE and MPI_PROC_NULL");
   /* The statuses each mode's receives leave. */
   double x[N], dx[N] = {0}, out, dout = 1;
