@@ -188,7 +188,7 @@ fn check_shadow_given(e: &Emitter, plan: &MarkerCall, k: usize, primal: Value, s
     }
     // `__enzyme_todense`'s pointers are no addresses to compare (its
     // lowering refuses that), and may be the primal here.
-    if ir::functions(e.module).into_iter().any(|f| crate::todense::is_entry(&ir::name(f))) {
+    if ir::functions(e.module).into_iter().any(|f| crate::entry_points::is_todense(&ir::name(f))) {
         return;
     }
     if unsafe { !LLVMIsAGlobalValue(shadow).is_null() || !LLVMIsAAllocaInst(shadow).is_null() } {

@@ -19,15 +19,13 @@ use llvm_sys::core::*;
 
 use crate::diag::Diagnostic;
 use crate::ir::{self, Value};
-use crate::markers::at_call;
+use crate::markers::{at_call, CHECKPOINT_MARKERS};
 use crate::names::display_name;
 
 /// The entry point.
 pub(crate) const CHECKPOINT_FOR: &str = "__enzyme_checkpoint_for";
 /// The while-loop form: `i = 0; while (step(i++, args...));`.
 pub(crate) const CHECKPOINT_WHILE: &str = "__enzyme_checkpoint_while";
-/// The markers of the entry point's arguments.
-pub(crate) const MARKERS: &[&str] = &["enzyme_scheme", "enzyme_checkpoint_region"];
 
 /// Function attribute of a loop function: its number of regions.
 const REGIONS: &str = "enzyme-rs.checkpoint-regions";
@@ -79,14 +77,14 @@ pub(crate) fn lower(
     }
     let is_marker =
         |k: u32, name: &str| k < nargs && crate::markers::marker(ir::operand(call, k)).is_some_and(|(m, _)| m == name);
-    if !is_marker(markers_at, MARKERS[0]) {
+    if !is_marker(markers_at, CHECKPOINT_MARKERS[0]) {
         let after = if while_loop { "the step" } else { "the number of steps" };
         return Err(fail(format!("`{entry_name}` needs `enzyme_scheme, &scheme, &config` after {after}")));
     }
     let (scheme, config) = (ir::operand(call, markers_at + 1), ir::operand(call, markers_at + 2));
     let mut k = markers_at + 3;
     let mut regions = Vec::new();
-    while is_marker(k, MARKERS[1]) {
+    while is_marker(k, CHECKPOINT_MARKERS[1]) {
         if k + 2 >= nargs {
             return Err(fail("`enzyme_checkpoint_region` must be followed by a pointer and a size in bytes".into()));
         }

@@ -42,7 +42,7 @@ impl Reverse<'_> {
     pub(super) fn call_checkpoint(&mut self, i: Value, callee: Value) {
         let module = self.g.module();
         let ctx = self.e.ctx;
-        let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+        let mask = crate::checks::nested_call_pattern(i, &self.mem).expect("validated");
         let regions = region_count(callee).expect("a loop function");
         let first = FIXED_PARAMS + 2 * regions;
         let nargs = ir::call_arg_count(i);

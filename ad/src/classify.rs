@@ -1,17 +1,13 @@
 //! What each instruction means to differentiation, decided once by an
-//! exhaustive match on the opcode, and the validation that turns anything
-//! unsupported into a diagnostic before any code is generated.
+//! exhaustive match on the opcode ([`crate::checks`] turns what is
+//! unsupported into diagnostics).
 
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 
-use crate::cfg::Cfg;
-use crate::diag::Diagnostic;
 use crate::ir::{self, Type, Value};
 pub(crate) use crate::kind::{contains_float, Kind, Reduction};
-use crate::memory;
 use crate::names::display_name;
-use crate::request::Mode;
 use crate::rules;
 
 fn unsupported(what: impl Into<String>, help: impl Into<String>) -> Kind {
@@ -24,7 +20,8 @@ fn is_float_aggregate(t: Type) -> bool {
     contains_float(t) && !ir::is_real(t)
 }
 
-const MEMORY_HELP: &str = "parameters and results of differentiated functions (and of recursive calls) must be \
+pub(crate) const MEMORY_HELP: &str =
+    "parameters and results of differentiated functions (and of recursive calls) must be \
      floats, integers or pointers; pass structs and vectors by pointer";
 
 /// Classifies one instruction of a (preprocessed) function.
@@ -331,7 +328,7 @@ fn classify_call(call: Value) -> Kind {
         );
     };
     let name = ir::name(callee);
-    if crate::memory::type_hint(&name).is_some() {
+    if crate::markers::type_hint(&name).is_some() {
         // `__enzyme_double(p)` and friends: read by the analyses, removed afterwards.
         return Kind::Inactive;
     }
@@ -348,7 +345,7 @@ fn classify_call(call: Value) -> Kind {
         // A stop-gradient: replaced by its argument once derivatives are made.
         return Kind::Inactive;
     }
-    if crate::registry::is_inactive_call(call, callee) || ir::has_flag(call, crate::inert_calls::INERT) {
+    if crate::registry::is_inactive_call(call, callee) || ir::has_flag(call, crate::kind::INERT) {
         return Kind::LibCall;
     }
     if let Some(math) = crate::registry::function_like(callee) {
@@ -538,166 +535,6 @@ fn is_noreturn(call: Value, callee: Value) -> bool {
 /// engine differentiates through a nested call.
 pub(crate) fn scalar_interface_type(t: Type) -> bool {
     ir::is_float(t) || ir::is_int(t)
-}
-
-/// Checks a preprocessed function under an activity pattern (`dup[k]`: pointer
-/// parameter `k` has a shadow); returns its diagnostics and the module
-/// functions it calls that stay calls (recursion), which must be checked too.
-pub(crate) fn check_function(
-    f: Value,
-    original_name: &str,
-    dup: &[bool],
-    mode: Mode,
-    rules: crate::custom::RuleUse,
-    runtime_activity: bool,
-) -> (Vec<Diagnostic>, Vec<(Value, Vec<bool>)>) {
-    let mut diags = Vec::new();
-    let mut callees = Vec::new();
-    let shown = display_name(original_name);
-    crate::progress::working_on(|| format!("checking `{shown}`"));
-    let cfg = Cfg::new(f);
-    let mut fail = |msg: String, help: &str, at: Option<Value>| {
-        let mut d = Diagnostic::new(msg).with_help(help);
-        d.function = Some(shown.clone());
-        if let Some(i) = at {
-            d.location = ir::location(i);
-            // Code inlined from a library (Rust's core, libstdc++) is located
-            // in the library's source: say where the user's code called it
-            // (the innermost call site in a file of the user's: one that can
-            // be read, outside the system's directories).
-            let through = ir::inlined_through(i);
-            let users = |l: &&crate::diag::SourceLocation| l.path().exists() && !l.path().starts_with("/usr/");
-            if let Some(at) = through.iter().find(users).or(through.last()) {
-                d.notes.push(format!("inlined from a call at {at}"));
-            }
-            d.ir = Some(truncate(ir::print(i)));
-            d.missing_body = ir::is_call_or_invoke(i)
-                .then(|| ir::called_function(i))
-                .flatten()
-                .filter(|c| ir::is_declaration(*c) && !ir::name(*c).starts_with("llvm."))
-                .map(ir::name)
-                // MPI's help says what is differentiated instead.
-                .filter(|n| !is_c_mpi(n) && !is_fortran_mpi(n));
-        }
-        diags.push(d);
-    };
-    for (k, p) in ir::params(f).into_iter().enumerate() {
-        let t = ir::type_of(p);
-        // A recursive function may take pointers as long as it only reads
-        // memory (checked below): recomputing it then has no side effects.
-        let ok = scalar_interface_type(t) || ir::is_pointer(t);
-        if !ok {
-            let help = MEMORY_HELP;
-            fail(
-                format!("cannot differentiate `{shown}`: parameter {} has type `{}`", k + 1, ir::print_type(t)),
-                help,
-                None,
-            );
-        }
-    }
-    if unsafe { LLVMIsFunctionVarArg(ir::function_type(f)) } != 0 {
-        fail(
-            format!("cannot differentiate `{shown}`: it takes a variable number of arguments"),
-            "variadic functions are not supported yet; give the function fixed parameters",
-            None,
-        );
-    }
-    let rt = ir::return_type(f);
-    if !(scalar_interface_type(rt) || ir::is_void(rt) || ir::is_pointer(rt)) {
-        fail(format!("cannot differentiate `{shown}`: it returns `{}`", ir::print_type(rt)), MEMORY_HELP, None);
-    }
-    for b in &cfg.irreducible {
-        fail(
-            format!(
-                "cannot differentiate `{shown}`: it contains a cycle entered in the middle (irreducible control flow)"
-            ),
-            "loops must be entered through their first block; `goto` into a loop body is not supported",
-            Some(ir::terminator(*b)),
-        );
-    }
-    for l in &cfg.loops {
-        if l.latches.len() != 1 {
-            fail(
-                format!("cannot differentiate `{shown}`: a loop has {} back edges", l.latches.len()),
-                "this loop shape is not supported yet",
-                Some(ir::terminator(l.header)),
-            );
-        }
-    }
-    for b in &cfg.order {
-        if !cfg.live.contains(b) {
-            // Paths that throw or end the program carry no derivative: they run as they are.
-            continue;
-        }
-        for i in ir::instructions(*b) {
-            match classify(i) {
-                Kind::Unsupported { what, help } => {
-                    fail(format!("cannot differentiate {what} in `{shown}`"), &help, Some(i))
-                }
-                Kind::Call(callee) => callees.push((callee, i)),
-                Kind::Custom(callee) => {
-                    if let Err(e) = crate::custom::check(callee, rules) {
-                        fail(
-                            format!(
-                                "cannot use the custom derivative of `{}` in `{shown}`: {e}",
-                                display_name(&ir::name(callee))
-                            ),
-                            "see Enzyme's conventions for custom derivatives (README, \"Custom derivatives\")",
-                            Some(i),
-                        );
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    let mem = memory::analyze(f, &cfg, dup, mode, runtime_activity, classify);
-    // Which pointer arguments of each nested call have shadows.
-    let mut nested = Vec::new();
-    for (callee, call) in callees {
-        match nested_call_pattern(call, &mem) {
-            Ok(mask) => nested.push((callee, mask)),
-            Err(why) => fail(
-                format!("cannot differentiate a recursive call in `{shown}`: a pointer argument {why}"),
-                "pass pointers that come from the arguments or from local variables",
-                Some(call),
-            ),
-        }
-    }
-    for (i, what, help) in mem.problems {
-        fail(format!("cannot differentiate {what} in `{shown}`"), help, Some(i));
-    }
-    (diags, nested)
-}
-
-/// For a call that stays a call (recursion): per argument, whether it is a
-/// pointer with a shadow.
-pub(crate) fn nested_call_pattern(call: Value, mem: &memory::Memory) -> Result<Vec<bool>, &'static str> {
-    (0..ir::call_arg_count(call))
-        .map(|k| {
-            let a = ir::operand(call, k);
-            if !ir::is_pointer(ir::type_of(a)) {
-                return Ok(false);
-            }
-            match mem.status(a) {
-                memory::PtrStatus::Shadowed => Ok(true),
-                memory::PtrStatus::Constant => Ok(false),
-                memory::PtrStatus::Unknown(why) => Err(why),
-            }
-        })
-        .collect()
-}
-
-fn truncate(mut s: String) -> String {
-    if s.len() > 240 {
-        let mut cut = 240;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push_str(" …");
-    }
-    s
 }
 
 /// `atomicrmw fadd`/`fsub` of a float whose old value nothing uses.

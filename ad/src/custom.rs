@@ -270,8 +270,9 @@ fn with_pointer_shadows(f: Value) -> Vec<Type> {
 }
 
 /// The augmented function of `f` and how to call it; an error naming what
-/// does not fit.
-pub(crate) fn augment_shape(f: Value) -> Result<AugmentShape, String> {
+/// does not fit. `rerun_safe(f)`: calling `f` again cannot change what its
+/// caller sees (`reread::writes_no_caller_memory`, passed in from above).
+pub(crate) fn augment_shape(f: Value, rerun_safe: &dyn Fn(Value) -> bool) -> Result<AugmentShape, String> {
     let name = display_name(&ir::name(f));
     let rules = rules_of(f).ok_or("no rule")?;
     let Some(aug) = rules.augment else {
@@ -316,7 +317,7 @@ pub(crate) fn augment_shape(f: Value) -> Result<AugmentShape, String> {
     } else {
         (Some(a), false, if ir::is_void(r) { Primal::None } else { Primal::CallOriginal })
     };
-    if primal == Primal::CallOriginal && !crate::reread::writes_no_caller_memory(f) {
+    if primal == Primal::CallOriginal && !rerun_safe(f) {
         // `f` would run twice, its writes applied twice.
         return Err(format!(
             "augmented forward function `{aug_name}` of `{name}` does not return `{name}`'s result, and `{name}` may \
@@ -328,7 +329,7 @@ pub(crate) fn augment_shape(f: Value) -> Result<AugmentShape, String> {
 }
 
 /// The custom gradient of `f` and how to call it; an error naming what does not fit.
-pub(crate) fn reverse_shape(f: Value) -> Result<ReverseShape, String> {
+pub(crate) fn reverse_shape(f: Value, rerun_safe: &dyn Fn(Value) -> bool) -> Result<ReverseShape, String> {
     let name = display_name(&ir::name(f));
     let rules = rules_of(f).ok_or("no rule")?;
     let Some(grad) = rules.gradient else {
@@ -338,7 +339,7 @@ pub(crate) fn reverse_shape(f: Value) -> Result<ReverseShape, String> {
             if rules.forward.is_some() { "forward-mode derivative" } else { "split forward-mode derivative" }
         ));
     };
-    let augment = augment_shape(f)?;
+    let augment = augment_shape(f, rerun_safe)?;
     let grad_name = display_name(&ir::name(grad));
     let r = ir::return_type(f);
     let mut want = with_pointer_shadows(f);
@@ -384,7 +385,10 @@ pub(crate) fn reverse_shape(f: Value) -> Result<ReverseShape, String> {
 
 /// The split forward rule of `f` (`__enzyme_register_splitderivative_f`)
 /// and how to call it: like a forward rule, the augmented function's tape last.
-pub(crate) fn split_forward_shape(f: Value) -> Result<(AugmentShape, ForwardShape), String> {
+pub(crate) fn split_forward_shape(
+    f: Value,
+    rerun_safe: &dyn Fn(Value) -> bool,
+) -> Result<(AugmentShape, ForwardShape), String> {
     let name = display_name(&ir::name(f));
     let rules = rules_of(f).ok_or("no rule")?;
     let Some(split) = rules.split_forward else {
@@ -394,17 +398,17 @@ pub(crate) fn split_forward_shape(f: Value) -> Result<(AugmentShape, ForwardShap
             if rules.gradient.is_some() { "reverse-mode derivative" } else { "forward-mode derivative" }
         ));
     };
-    let augment = augment_shape(f)?;
+    let augment = augment_shape(f, rerun_safe)?;
     let pair = tangent_rule_shape(f, split, "split forward derivative", augment.tape)?;
     Ok((augment, ForwardShape { forward: split, pair }))
 }
 
 /// Checks that `f`'s rules fit the way they are used.
-pub(crate) fn check(f: Value, used: RuleUse) -> Result<(), String> {
+pub(crate) fn check(f: Value, used: RuleUse, rerun_safe: &dyn Fn(Value) -> bool) -> Result<(), String> {
     match used {
         RuleUse::Forward => forward_shape(f).map(|_| ()),
-        RuleUse::Reverse => reverse_shape(f).map(|_| ()),
-        RuleUse::Augment => augment_shape(f).map(|_| ()),
-        RuleUse::SplitForward => split_forward_shape(f).map(|_| ()),
+        RuleUse::Reverse => reverse_shape(f, rerun_safe).map(|_| ()),
+        RuleUse::Augment => augment_shape(f, rerun_safe).map(|_| ()),
+        RuleUse::SplitForward => split_forward_shape(f, rerun_safe).map(|_| ()),
     }
 }

@@ -5,7 +5,7 @@
 use llvm_sys::core::*;
 
 use crate::diag::SourceLocation;
-use crate::ir::Value;
+use llvm_sys::prelude::LLVMValueRef as Value;
 
 /// Source position of an instruction, global variable or function from its
 /// `!dbg` attachment, if any.

@@ -64,7 +64,7 @@ pub(crate) fn devirtualize(module: LLVMModuleRef, f: Value, is_clone: &dyn Fn(Va
                 let (normal, unwind) = (LLVMGetNormalDest(call), LLVMGetUnwindDest(call));
                 let n = LLVMBuildInvoke2(b, dt, d, args.as_mut_ptr(), n_args, normal, unwind, c"".as_ptr());
                 // As the clone's other invokes: no unwind edge in derivative code.
-                crate::prep::mark_unwinding_call(n);
+                crate::edits::mark_unwinding_call(n);
                 n
             } else {
                 LLVMBuildCall2(b, dt, d, args.as_mut_ptr(), n_args, c"".as_ptr())
@@ -154,7 +154,7 @@ fn dispatcher(module: LLVMModuleRef, fty: LLVMTypeRef, targets: &[Value], where_
             let mut call_args: Vec<Value> = args[..args.len() - 1].to_vec();
             let r = LLVMBuildCall2(b, fty, *t, call_args.as_mut_ptr(), call_args.len() as u32, c"".as_ptr());
             // Inlined at an invoke, it must not become one (see `prep::drop_unwind_edges`).
-            crate::prep::mark_unwinding_call(r);
+            crate::edits::mark_unwinding_call(r);
             if ir::is_void(ret) {
                 LLVMBuildRetVoid(b);
             } else {

@@ -455,9 +455,9 @@ impl Emitter {
         unsafe {
             let n = LLVMInstructionClone(i);
             LLVMInsertIntoBuilder(self.b, n);
-            crate::prep::remap_operands(n, map);
+            crate::edits::remap_operands(n, map);
             // A call that was an `invoke` in the user's code may throw again.
-            let md = crate::prep::WAS_INVOKE;
+            let md = crate::edits::WAS_INVOKE;
             let md_kind = LLVMGetMDKindIDInContext(self.ctx, md.as_ptr() as *const _, md.len() as u32);
             if !LLVMGetMetadata(n, md_kind).is_null() {
                 LLVMRemoveCallSiteEnumAttribute(n, llvm_sys::LLVMAttributeFunctionIndex, ir::attr_kind("nounwind"));

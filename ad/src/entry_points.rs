@@ -225,7 +225,7 @@ fn chosen_functions(v: Value, seen: &mut Vec<Value>) -> Option<Vec<Value>> {
             users.iter().map(|u| ir::operand(*u, k)).collect()
         } else if !LLVMIsALoadInst(v).is_null() {
             // From a constant table: any of its elements.
-            crate::layout::constant_table_elements(v)?
+            crate::roots::constant_table_elements(v)?
         } else {
             return None;
         }
@@ -307,4 +307,13 @@ fn dispatch_call(module: llvm_sys::prelude::LLVMModuleRef, call: Value, k: u32, 
         }
         LLVMInstructionEraseFromParent(call);
     }
+}
+
+/// Enzyme's names for `__enzyme_todense` (the second is what its automatic
+/// sparsification emits; called by hand it means the same).
+pub(crate) const TODENSE_NAMES: [&str; 2] = ["__enzyme_post_sparse_todense", "__enzyme_todense"];
+
+/// Whether `name` is a `__enzyme_todense` callee (lowered by `todense`).
+pub(crate) fn is_todense(name: &str) -> bool {
+    TODENSE_NAMES.iter().any(|n| name.contains(n))
 }

@@ -186,7 +186,7 @@ impl<'g> Forward<'g> {
 
     /// Which pointer arguments of a call that stays a call have shadows.
     pub(super) fn call_mask(&self, i: Value) -> Vec<bool> {
-        crate::classify::nested_call_pattern(i, &self.mem).expect("validated")
+        crate::checks::nested_call_pattern(i, &self.mem).expect("validated")
     }
 
     pub(super) fn instruction(&mut self, f: Value, d: Value, i: Value) {

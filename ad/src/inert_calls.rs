@@ -22,8 +22,7 @@ use llvm_sys::LLVMOpcode;
 use crate::ir::{self, Value};
 use crate::kind::{contains_float, contains_scalar};
 
-/// The flag preprocessing puts on an inert call (see [`runs_inertly`]).
-pub(crate) const INERT: &str = "enzyme_rs.inert_call";
+pub(crate) use crate::kind::INERT;
 
 /// How many functions the search below looks through before giving up
 /// (and then the call is differentiated as any other).

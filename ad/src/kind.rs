@@ -223,3 +223,6 @@ pub(crate) const DEALLOCATORS: &[&str] = &[
     "_ZdlPvRKSt9nothrow_t",
     "_ZdaPvRKSt9nothrow_t",
 ];
+
+/// The flag preprocessing puts on an inert call (see `inert_calls::runs_inertly`).
+pub(crate) const INERT: &str = "enzyme_rs.inert_call";

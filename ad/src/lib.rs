@@ -26,6 +26,7 @@ mod call_site;
 mod cfg;
 mod checkpoint;
 mod checkpoint_reverse;
+mod checks;
 mod classify;
 mod compared_reads;
 mod custom;
@@ -33,6 +34,7 @@ mod debug_info;
 mod debug_loc;
 pub mod diag;
 mod dispatch;
+mod edits;
 mod element_steps;
 mod emit;
 mod entry_points;
@@ -70,6 +72,7 @@ mod request;
 mod reread;
 mod results;
 mod reverse;
+mod roots;
 mod rule_calls;
 pub mod rules;
 mod runtime;
@@ -443,7 +446,7 @@ fn differentiate_round(
         let rules = custom::RuleUse::of(plan.split, plan.mode);
         if checked.insert((clone, mask.clone(), plan.mode, rules, runtime_activity)) {
             let name = ir::name(plan.function);
-            let (ds, callees) = classify::check_function(clone, &name, &mask, plan.mode, rules, runtime_activity);
+            let (ds, callees) = checks::check_function(clone, &name, &mask, plan.mode, rules, runtime_activity);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
             let mut work = callees;
             while let Some((f, mask)) = work.pop() {
@@ -451,7 +454,7 @@ fn differentiate_round(
                     continue;
                 }
                 let name = ir::name(gen.prep.original(f));
-                let (ds, callees) = classify::check_function(f, &name, &mask, plan.mode, rules, runtime_activity);
+                let (ds, callees) = checks::check_function(f, &name, &mask, plan.mode, rules, runtime_activity);
                 diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
                 work.extend(callees);
             }

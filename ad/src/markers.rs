@@ -175,6 +175,9 @@ const OPTIONS: &[&str] = &[
     RUNTIME_ACTIVITY,
 ];
 
+/// The markers of a checkpointing entry point's arguments (see `checkpoint`).
+pub(crate) const CHECKPOINT_MARKERS: &[&str] = &["enzyme_scheme", "enzyme_checkpoint_region"];
+
 /// The markers of `__enzyme_batch`'s arguments (see `batch`), out of place elsewhere.
 const BATCH_MARKERS: &[&str] = &["enzyme_scalar", "enzyme_vector", "enzyme_buffer"];
 
@@ -198,7 +201,7 @@ pub(crate) fn is_known_marker(name: &str) -> bool {
         || name == INTERLEAVE
         || OPTIONS.contains(&name)
         || BATCH_MARKERS.contains(&name)
-        || crate::checkpoint::MARKERS.contains(&name)
+        || CHECKPOINT_MARKERS.contains(&name)
 }
 
 /// If `v` is an activity marker (`enzyme_xxx` global, loaded or by address),

@@ -34,7 +34,7 @@ pub(crate) struct RegionCall {
 impl Reverse<'_> {
     /// Forward sweep: the region's call forks the augmenting wrapper instead.
     pub(super) fn call_region(&mut self, i: Value, callee: Value) {
-        let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+        let mask = crate::checks::nested_call_pattern(i, &self.mem).expect("validated");
         let request = Request::split(callee, &mask)
             .strong_zero(self.e.strong_zero)
             .runtime_activity(self.e.runtime_activity)
@@ -98,7 +98,7 @@ impl Reverse<'_> {
             // The sections' reverses start from the last ticket taken.
             let t = self.fetch(t);
             let callee = ir::called_function(i).expect("a region's call");
-            let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+            let mask = crate::checks::nested_call_pattern(i, &self.mem).expect("validated");
             let split = self.g.request(
                 Request::split(callee, &mask)
                     .strong_zero(self.e.strong_zero)

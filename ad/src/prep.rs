@@ -17,6 +17,7 @@ use llvm_sys::error::*;
 use llvm_sys::prelude::*;
 use llvm_sys::transforms::pass_builder::*;
 
+use crate::edits::{mark_unwinding_call, remap_operands};
 use crate::ir::{self, Value};
 use crate::names::CLONE_SUFFIX;
 
@@ -659,9 +660,6 @@ fn returns(f: Value) -> bool {
     cfg.order.iter().any(|b| ir::opcode(ir::terminator(*b)) == llvm_sys::LLVMOpcode::LLVMRet)
 }
 
-/// Metadata kind marking calls that were `invoke`s in the user's code.
-pub(crate) const WAS_INVOKE: &str = "enzyme_rs.was_invoke";
-
 /// Exceptions inside differentiated code: every `invoke` in a clone is
 /// marked `nounwind` (and tagged), so SimplifyCFG turns it into a call and
 /// removes the landing pads and cleanups. Derivatives then contain plain
@@ -673,26 +671,6 @@ fn drop_unwind_edges(c: Value) {
         let t = ir::terminator(b);
         if !t.is_null() && ir::opcode(t) == llvm_sys::LLVMOpcode::LLVMInvoke {
             mark_unwinding_call(t);
-        }
-    }
-}
-
-/// Marks a call or invoke `nounwind` and tags it (see [`drop_unwind_edges`]).
-pub(crate) fn mark_unwinding_call(t: Value) {
-    let kind = ir::attr_kind("nounwind");
-    unsafe {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(t));
-        LLVMAddCallSiteAttribute(t, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
-    }
-    ir::set_flag(t, WAS_INVOKE);
-}
-
-/// Replaces every operand of `i` found in `map`.
-pub(crate) fn remap_operands(i: Value, map: &HashMap<Value, Value>) {
-    for k in 0..ir::operand_count(i) {
-        let op = ir::operand(i, k);
-        if let Some(n) = map.get(&op) {
-            unsafe { LLVMSetOperand(i, k, *n) };
         }
     }
 }

@@ -350,7 +350,7 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         if crate::entry_points::entry_point(&name).is_some() || crate::markers::type_hint(&name).is_some() {
             continue;
         }
-        if is_ignore_derivatives(&name) || crate::todense::is_entry(&name) {
+        if is_ignore_derivatives(&name) || crate::entry_points::is_todense(&name) {
             continue;
         }
         if name == CALL_INACTIVE {

@@ -240,7 +240,8 @@ impl Replay<'_, '_> {
     /// tape)`, with the primal arguments and the tape the augmented
     /// function returned in the forward part read back.
     fn custom_split_forward_call(&mut self, i: Value, callee: Value) {
-        let (_, shape) = crate::custom::split_forward_shape(callee).expect("checked when validating");
+        let (_, shape) = crate::custom::split_forward_shape(callee, &crate::reread::writes_no_caller_memory)
+            .expect("checked when validating");
         for k in 0..ir::call_arg_count(i) {
             self.read_back(ir::operand(i, k));
         }
@@ -261,7 +262,7 @@ impl Replay<'_, '_> {
     /// and leaves the result's tangent there.
     fn resume_for_tangents(&mut self, i: Value, callee: Value) {
         let (h, io, layout) = self.r.split_calls[&i];
-        let mask = crate::classify::nested_call_pattern(i, &self.r.mem).expect("validated");
+        let mask = crate::checks::nested_call_pattern(i, &self.r.mem).expect("validated");
         let ctx = self.r.e.ctx;
         let tangents = ReplayIo::of(ctx, callee, &mask);
         let buffer = unsafe { LLVMBuildAlloca(self.r.slots, tangents.ty, c"call.tangents".as_ptr()) };

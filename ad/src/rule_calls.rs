@@ -54,7 +54,8 @@ impl Reverse<'_> {
     /// Forward sweep: the augmented function instead of the call; its tape
     /// is kept for the reverse function.
     pub(crate) fn custom_augmented_call(&mut self, i: Value, callee: Value) {
-        let shape = custom::augment_shape(callee).expect("checked when validating");
+        let shape =
+            custom::augment_shape(callee, &crate::reread::writes_no_caller_memory).expect("checked when validating");
         let result = shape.sret.map(|t| unsafe { LLVMBuildAlloca(self.slots, t, c"augmented".as_ptr()) });
         let mut args: Vec<Value> = result.into_iter().collect();
         for k in 0..ir::call_arg_count(i) {
@@ -92,7 +93,7 @@ impl Reverse<'_> {
     /// Reverse sweep: the reverse function, with the result's adjoint and
     /// the tape; the float parameters' adjoints come back.
     pub(crate) fn custom_gradient_call(&mut self, i: Value, callee: Value) {
-        let shape = match custom::reverse_shape(callee) {
+        let shape = match custom::reverse_shape(callee, &crate::reread::writes_no_caller_memory) {
             Ok(shape) => shape,
             Err(why) => {
                 // Only an `__enzyme_augmentfwd` asked for this derivative, and

@@ -6,7 +6,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
 use crate::ir::{self, Value};
-use crate::memory::Elem;
+use crate::kind::Elem;
 
 const EMPTY: *const std::ffi::c_char = c"".as_ptr();
 

@@ -98,13 +98,13 @@ impl<'g> Reverse<'g> {
         let float_arg = (0..ir::call_arg_count(i)).any(|k| ir::is_float(ir::type_of(ir::operand(i, k))));
         ir::is_float(ir::type_of(i))
             || float_arg
-            || crate::classify::nested_call_pattern(i, &self.mem).expect("validated").contains(&true)
+            || crate::checks::nested_call_pattern(i, &self.mem).expect("validated").contains(&true)
     }
 
     /// A call that stays a call, in the forward sweep: the callee's split
     /// derivative runs its forward part now.
     pub(super) fn call_split(&mut self, i: Value, callee: Value) {
-        let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+        let mask = crate::checks::nested_call_pattern(i, &self.mem).expect("validated");
         // A derivative with a tangent sweep resumes its callees' for theirs.
         let s = self.g.request(
             Request::split(callee, &mask)

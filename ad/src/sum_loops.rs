@@ -484,7 +484,7 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
         }
         for n in &cloned {
             if ir::opcode(*n) != LLVMPHI {
-                crate::prep::remap_operands(*n, &map);
+                crate::edits::remap_operands(*n, &map);
             }
         }
         for (old, new) in new_phis {
@@ -520,12 +520,12 @@ fn outline(module: LLVMModuleRef, f: Value, cfg: &Cfg, plan: &Plan) -> Value {
         for i in &plan.skeleton {
             let n = LLVMInstructionClone(*i);
             LLVMInsertIntoBuilder(b, n);
-            crate::prep::remap_operands(n, &f_map);
+            crate::edits::remap_operands(n, &f_map);
             f_map.insert(*i, n);
         }
         let t = LLVMInstructionClone(ir::terminator(plan.latch));
         LLVMInsertIntoBuilder(b, t);
-        crate::prep::remap_operands(t, &f_map);
+        crate::edits::remap_operands(t, &f_map);
         for (old, new) in &f_map {
             LLVMReplaceAllUsesWith(*old, *new);
         }
@@ -657,7 +657,7 @@ impl Reverse<'_> {
                 None => return false,
             },
         };
-        let mask = crate::classify::nested_call_pattern(i, &self.mem).expect("validated");
+        let mask = crate::checks::nested_call_pattern(i, &self.mem).expect("validated");
         let mut request = Request::new(Mode::Reverse, callee, &mask)
             .strong_zero(self.e.strong_zero)
             .runtime_activity(self.e.runtime_activity);

@@ -22,22 +22,14 @@ use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode::*;
 
 use crate::diag::Diagnostic;
+use crate::entry_points::TODENSE_NAMES;
 use crate::ir::{self, Value};
 use crate::markers::at_call;
 use crate::names::display_name;
 use crate::prep::{run_passes, PassTarget};
 
-/// Enzyme's names for the entry point (the second is what its automatic
-/// sparsification emits; called by hand it means the same).
-const NAMES: [&str; 2] = ["__enzyme_post_sparse_todense", "__enzyme_todense"];
-
 /// Rounds of inlining functions the pointer is passed to.
 const INLINE_ROUNDS: usize = 16;
-
-/// Whether `name` is a callee this module lowers.
-pub(crate) fn is_entry(name: &str) -> bool {
-    NAMES.iter().any(|n| name.contains(n))
-}
 
 /// One `__enzyme_todense` call and its memory's functions.
 struct Dense {
@@ -107,14 +99,14 @@ pub(crate) fn lower(module: llvm_sys::prelude::LLVMModuleRef) -> Result<(), Vec<
 fn find(module: llvm_sys::prelude::LLVMModuleRef) -> Vec<Value> {
     ir::functions(module)
         .into_iter()
-        .filter(|f| is_entry(&ir::name(*f)))
+        .filter(|f| crate::entry_points::is_todense(&ir::name(*f)))
         .flat_map(crate::registry::call_sites_of)
         .collect()
 }
 
 fn read(call: Value) -> Result<Dense, Box<Diagnostic>> {
     let entry = ir::called_function(call).map(ir::name).unwrap_or_default();
-    let entry = NAMES.iter().find(|n| entry.contains(*n)).copied().unwrap_or(NAMES[1]);
+    let entry = TODENSE_NAMES.iter().find(|n| entry.contains(*n)).copied().unwrap_or(TODENSE_NAMES[1]);
     let usage = || format!("`{entry}(load, store, args...)` takes the two functions first, then their extra arguments");
     if ir::opcode(call) == LLVMInvoke {
         return Err(Box::new(
