@@ -328,7 +328,7 @@ fn classify_call(call: Value) -> Kind {
         );
     };
     let name = ir::name(callee);
-    if crate::markers::type_hint(&name).is_some() {
+    if crate::kind::type_hint(&name).is_some() {
         // `__enzyme_double(p)` and friends: read by the analyses, removed afterwards.
         return Kind::Inactive;
     }

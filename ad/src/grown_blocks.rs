@@ -13,7 +13,8 @@ use llvm_sys::LLVMOpcode;
 use crate::classify::{classify, Kind};
 use crate::ir::{self, Type, Value};
 use crate::kind::{contains_float, Elem};
-use crate::layout::{copy_layout_by_types, data_layout, moves_pointers_through_memory, read_only_constant, CopyLayout};
+use crate::layout::{data_layout, moves_pointers_through_memory, read_only_constant, CopyLayout};
+use crate::typed_copies::copy_layout_by_types;
 
 /// What a block grown with `realloc` holds, as the sweeps need it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -300,7 +301,7 @@ impl Family {
                         Use::Harmless
                     }
                 }
-                _ => match ir::called_function(u).and_then(|c| crate::markers::type_hint(&ir::name(c))) {
+                _ => match ir::called_function(u).and_then(|c| crate::kind::type_hint(&ir::name(c))) {
                     Some(e) => {
                         self.copied(e);
                         Use::Harmless
@@ -611,5 +612,59 @@ mod tests {
                 crate::test_ir::calls(f).into_iter().find(|c| matches!(classify(*c), Kind::MemCpy)).expect("a copy");
             assert_eq!(copied_elem(copy), Some(Elem::F64));
         });
+    }
+
+    // Floats beside pointers in each element (`grown_fields`).
+
+    /// `grown_contents` of the `realloc` in `@f`: a block of `{ double, ptr }`
+    /// grown, filled through an index and walked by a pointer; `extra` added
+    /// in the walk.
+    fn contents(extra: &str) -> Option<Grown> {
+        contents_walked_by(extra, "16")
+    }
+
+    /// As [`contents`], the walk advancing by `step` bytes.
+    fn contents_walked_by(extra: &str, step: &str) -> Option<Grown> {
+        let ir = format!(
+            "declare ptr @malloc(i64)\ndeclare ptr @realloc(ptr, i64)\ndeclare void @free(ptr)\n\
+             define double @f(ptr %x, i64 %n, i64 %i) {{\n\
+             entry:\n  %fresh = call ptr @malloc(i64 16)\n  %b = call ptr @realloc(ptr %fresh, i64 %n)\n  \
+             %e = getelementptr {{ double, ptr }}, ptr %b, i64 %i\n  store double 1.0, ptr %e\n  \
+             %at = getelementptr i8, ptr %e, i64 8\n  store ptr %x, ptr %at\n  br label %walk\n\
+             walk:\n  %p = phi ptr [ %b, %entry ], [ %next, %walk ]\n  %w = load double, ptr %p\n  \
+             %q = getelementptr i8, ptr %p, i64 8\n  %xp = load ptr, ptr %q\n  {extra}\n  \
+             %next = getelementptr i8, ptr %p, i64 {step}\n  %done = icmp eq ptr %next, %e\n  \
+             br i1 %done, label %out, label %walk\n\
+             out:\n  call void @free(ptr %b)\n  ret double %w\n}}\n"
+        );
+        with_function(&ir, |f| {
+            let r = ir::blocks(f)
+                .into_iter()
+                .flat_map(ir::instructions)
+                .find(|i| ir::name(*i) == "b")
+                .expect("the realloc");
+            grown_contents(r)
+        })
+    }
+
+    #[test]
+    fn floats_beside_pointers_keep_their_place_in_each_element() {
+        assert_eq!(contents(""), Some(Grown::Fields { stride: 16, floats: vec![(0, Elem::F64)] }));
+    }
+
+    #[test]
+    fn a_walk_that_may_stay_in_place_steps_by_whole_elements() {
+        // An iterator's `next`: one element on, or none at the end.
+        let stay = "%end = icmp eq ptr %xp, null\n  %by = select i1 %end, i64 0, i64 16";
+        assert_eq!(contents_walked_by(stay, "%by"), Some(Grown::Fields { stride: 16, floats: vec![(0, Elem::F64)] }));
+        let half = "%end = icmp eq ptr %xp, null\n  %by = select i1 %end, i64 8, i64 16";
+        assert_eq!(contents_walked_by(half, "%by"), None, "half an element on: the float meets the pointer");
+    }
+
+    #[test]
+    fn a_float_read_where_a_pointer_lies_is_not_understood() {
+        // The pointer's bytes read as a double, or the block walked a byte at a time.
+        assert_eq!(contents("%bad = load double, ptr %q"), None);
+        assert_eq!(contents("%byte = getelementptr i8, ptr %p, i64 1\n  %c = load i8, ptr %byte"), None);
     }
 }

@@ -40,7 +40,7 @@ fn copies_integer_bytes_within(copy: Value, hops: u32) -> bool {
         }
         let Some((root, at)) = constant_offset(p, td) else { return false };
         let root = root_of(root);
-        crate::memory::is_local(root, &classify) && only_integers(f, root, at, len, copy, hops)
+        crate::roots::is_local(root, &classify) && only_integers(f, root, at, len, copy, hops)
     };
     // Integers copied over bytes the function then reads as floats (type
     // punning) would leave those floats' adjoints to whatever the bytes

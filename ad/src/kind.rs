@@ -226,3 +226,14 @@ pub(crate) const DEALLOCATORS: &[&str] = &[
 
 /// The flag preprocessing puts on an inert call (see `inert_calls::runs_inertly`).
 pub(crate) const INERT: &str = "enzyme_rs.inert_call";
+
+/// The type-hint functions of Enzyme's C API and what they declare.
+pub(crate) fn type_hint(name: &str) -> Option<Elem> {
+    Some(match name {
+        "__enzyme_double" => Elem::F64,
+        "__enzyme_float" => Elem::F32,
+        "__enzyme_integer" => Elem::Int,
+        "__enzyme_pointer" => Elem::Ptr,
+        _ => return None,
+    })
+}

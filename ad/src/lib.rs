@@ -29,6 +29,7 @@ mod checkpoint_reverse;
 mod checks;
 mod classify;
 mod compared_reads;
+mod copies;
 mod custom;
 mod debug_info;
 mod debug_loc;
@@ -88,6 +89,7 @@ mod tape_buffer;
 mod test_ir;
 mod todense;
 mod trip;
+mod typed_copies;
 mod undefined;
 mod unneeded_primal;
 

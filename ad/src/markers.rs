@@ -13,7 +13,6 @@ use llvm_sys::core::*;
 use crate::diag::Diagnostic;
 use crate::entry_points::SplitPart;
 use crate::ir::{self, Type, Value};
-use crate::kind::Elem;
 use crate::names::display_name;
 use crate::request::Mode;
 use crate::results;
@@ -901,15 +900,4 @@ pub(crate) fn sret_of(call: Value) -> Option<(Value, Type)> {
         let a = LLVMGetCallSiteEnumAttribute(call, 1, ir::attr_kind("sret"));
         (!a.is_null() && ir::call_arg_count(call) > 0).then(|| (ir::operand(call, 0), LLVMGetTypeAttributeValue(a)))
     }
-}
-
-/// The type-hint functions of Enzyme's C API and what they declare.
-pub(crate) fn type_hint(name: &str) -> Option<Elem> {
-    Some(match name {
-        "__enzyme_double" => Elem::F64,
-        "__enzyme_float" => Elem::F32,
-        "__enzyme_integer" => Elem::Int,
-        "__enzyme_pointer" => Elem::Ptr,
-        _ => return None,
-    })
 }

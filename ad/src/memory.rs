@@ -22,17 +22,20 @@ use llvm_sys::core::*;
 use llvm_sys::target::LLVMGetModuleDataLayout;
 use llvm_sys::LLVMOpcode;
 
-pub(crate) use crate::byte_data::{copies_inert_constant, copies_no_pointers};
 use crate::cfg::Cfg;
+use crate::copies::copies_only_integers;
+pub(crate) use crate::copies::copy_layout;
+pub(crate) use crate::copies::{copies_inert_constant, copies_no_pointers};
 pub(crate) use crate::grown_blocks::{grown_contents, Grown};
 pub(crate) use crate::ir::constant_root;
 use crate::ir::{self, Value};
+pub(crate) use crate::kind::type_hint;
 pub(crate) use crate::kind::Elem;
 use crate::kind::{contains_float, Kind};
-use crate::layout::{copies_only_integers, flatten};
-pub(crate) use crate::layout::{copy_layout, data_layout, root_of, CopyLayout};
-pub(crate) use crate::markers::type_hint;
+use crate::layout::flatten;
+pub(crate) use crate::layout::{data_layout, root_of, CopyLayout};
 use crate::request::Mode;
+pub(crate) use crate::roots::{is_inert_constant, is_local};
 
 /// Where a pointer may point, from the derivative's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,49 +76,6 @@ pub(crate) struct Memory {
 
 /// Why a choice between pointers has no single status.
 const MIXED_WHY: &str = "may or may not point to differentiated memory";
-
-/// Whether a constant pointer is null or undefined (compatible with any status).
-/// A function, or an address in constant memory that holds no floats (a
-/// vtable, type information), or a choice (select, phi) among such: nothing
-/// derivative is ever read or written through it, so it is its own shadow
-/// (stored as it is into shadow memory, as a C++ object's vtable pointer is).
-pub(crate) fn is_inert_constant(v: Value) -> bool {
-    is_inert_within(v, 0)
-}
-
-fn is_inert_within(v: Value, depth: u32) -> bool {
-    if depth > 4 {
-        return false;
-    }
-    if ir::is_instruction(v) {
-        return match ir::opcode(v) {
-            LLVMOpcode::LLVMSelect if ir::is_pointer(ir::type_of(v)) => {
-                is_inert_within(ir::operand(v, 1), depth + 1) && is_inert_within(ir::operand(v, 2), depth + 1)
-            }
-            LLVMOpcode::LLVMPHI if ir::is_pointer(ir::type_of(v)) => {
-                ir::incoming(v).into_iter().all(|(x, _)| x != v && is_inert_within(x, depth + 1))
-            }
-            _ => false,
-        };
-    }
-    unsafe {
-        let mut p = v;
-        while !LLVMIsAConstantExpr(p).is_null()
-            && matches!(
-                LLVMGetConstOpcode(p),
-                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
-            )
-        {
-            p = LLVMGetOperand(p, 0);
-        }
-        if !LLVMIsAFunction(p).is_null() {
-            return true;
-        }
-        !LLVMIsAGlobalVariable(p).is_null()
-            && LLVMIsGlobalConstant(p) != 0
-            && !crate::kind::contains_float(LLVMGlobalGetValueType(p))
-    }
-}
 
 fn is_null_like(v: Value) -> bool {
     ir::is_no_address(v) || is_null_offset(v)
@@ -731,12 +691,6 @@ fn is_heap(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
 /// `std::vector`'s `_M_allocate` returns at -O0).
 fn heap_roots(v: Value, kind_of: &impl Fn(Value) -> Kind) -> Vec<Value> {
     ir::pointer_bases(v).into_iter().filter(|b| is_heap(*b, kind_of)).collect()
-}
-
-/// Whether a pointer base is memory of the differentiated code itself (a
-/// stack slot or a heap allocation), which the caller cannot see.
-pub(crate) fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
-    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc | Kind::Alloca)
 }
 
 /// A mutable global that holds floats (and possibly integers) but no

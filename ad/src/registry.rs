@@ -347,7 +347,7 @@ fn read_functions(module: LLVMModuleRef, diags: &mut Vec<Diagnostic>) {
         if !is_enzyme_api_name(&name) {
             continue;
         }
-        if crate::entry_points::entry_point(&name).is_some() || crate::markers::type_hint(&name).is_some() {
+        if crate::entry_points::entry_point(&name).is_some() || crate::kind::type_hint(&name).is_some() {
             continue;
         }
         if is_ignore_derivatives(&name) || crate::entry_points::is_todense(&name) {

@@ -1,10 +1,13 @@
 //! Where a pointer comes from: the base it is computed from through address
 //! arithmetic, casts, and phis and selects of one base; and what a load from
-//! a constant table may read. IR only.
+//! a constant table may read, whether it is its own shadow (constant memory
+//! without floats) or the differentiated code's own memory. IR only.
 
 use llvm_sys::core::*;
+use llvm_sys::LLVMOpcode;
 
 use crate::ir::{self, Value};
+use crate::kind::Kind;
 
 /// The base a pointer is computed from, through address arithmetic and casts.
 pub(crate) fn root_of(p: Value) -> Value {
@@ -72,4 +75,53 @@ pub(crate) fn constant_table_elements(load: Value) -> Option<Vec<Value>> {
         }
         Some((0..ir::operand_count(init)).map(|k| ir::operand(init, k)).collect())
     }
+}
+
+/// Whether a constant pointer is null or undefined (compatible with any status).
+/// A function, or an address in constant memory that holds no floats (a
+/// vtable, type information), or a choice (select, phi) among such: nothing
+/// derivative is ever read or written through it, so it is its own shadow
+/// (stored as it is into shadow memory, as a C++ object's vtable pointer is).
+pub(crate) fn is_inert_constant(v: Value) -> bool {
+    is_inert_within(v, 0)
+}
+
+fn is_inert_within(v: Value, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    if ir::is_instruction(v) {
+        return match ir::opcode(v) {
+            LLVMOpcode::LLVMSelect if ir::is_pointer(ir::type_of(v)) => {
+                is_inert_within(ir::operand(v, 1), depth + 1) && is_inert_within(ir::operand(v, 2), depth + 1)
+            }
+            LLVMOpcode::LLVMPHI if ir::is_pointer(ir::type_of(v)) => {
+                ir::incoming(v).into_iter().all(|(x, _)| x != v && is_inert_within(x, depth + 1))
+            }
+            _ => false,
+        };
+    }
+    unsafe {
+        let mut p = v;
+        while !LLVMIsAConstantExpr(p).is_null()
+            && matches!(
+                LLVMGetConstOpcode(p),
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
+            )
+        {
+            p = LLVMGetOperand(p, 0);
+        }
+        if !LLVMIsAFunction(p).is_null() {
+            return true;
+        }
+        !LLVMIsAGlobalVariable(p).is_null()
+            && LLVMIsGlobalConstant(p) != 0
+            && !crate::kind::contains_float(LLVMGlobalGetValueType(p))
+    }
+}
+
+/// Whether a pointer base is memory of the differentiated code itself (a
+/// stack slot or a heap allocation), which the caller cannot see.
+pub(crate) fn is_local(root: Value, kind_of: &impl Fn(Value) -> Kind) -> bool {
+    ir::is_instruction(root) && matches!(kind_of(root), Kind::Alloc(_) | Kind::Realloc | Kind::Alloca)
 }
