@@ -7,101 +7,43 @@
 //! differentiate correctly comes back as a [`Diagnostic`].
 //!
 //! Pipeline inside [`differentiate`]:
-//! 1. [`markers`] parses every entry-point call (function, activities, seed);
-//! 2. [`prep`] clones the functions to differentiate and simplifies the clones;
-//! 3. [`classify`] validates every instruction of the clones (exhaustive over
-//!    opcodes) and reports what is unsupported, before anything is generated;
-//! 4. [`gen`] builds forward and reverse derivatives using the [`rules`] table;
-//! 5. the calls are rewritten and the clones deleted.
+//! 1. `surface::markers` parses every entry-point call (function, activities, seed);
+//! 2. `prepare::prep` clones the functions to differentiate and simplifies the clones;
+//! 3. `prepare::checks` validates every instruction of the clones (by what
+//!    `calls::classify` says each is, exhaustive over opcodes) and reports
+//!    what is unsupported, before anything is generated;
+//! 4. `generate::gen` builds forward and reverse derivatives using the
+//!    [`rules`] table;
+//! 5. `rewrite` replaces the calls, and the clones are deleted.
+//!
+//! The source is in layers, each a folder whose `mod.rs` says what it is; a
+//! layer imports only from the layers below it (`tests/layers.rs` checks):
+//! `rules`, `ir`, `build`, `surface`, `calls`, `libraries`, `analysis`,
+//! `prepare`, `generate`, `rewrite`, and this file on top.
 
 #![warn(missing_docs)]
 
-mod adjoints;
-mod affine;
-mod batch;
-mod bits;
-mod body;
-mod byte_data;
-mod call_site;
-mod cfg;
-mod checkpoint;
-mod checkpoint_reverse;
-mod checks;
-mod classify;
-mod compared_reads;
-mod copies;
-mod custom;
-mod debug_info;
-mod debug_loc;
-pub mod diag;
-mod dispatch;
-mod edits;
-mod element_steps;
-mod emit;
-mod entry_points;
-mod entry_tables;
-mod error_estimate;
-mod forward;
-mod freed_shadows;
-mod gen;
-mod grad_log;
-mod grown_blocks;
-mod grown_fields;
-mod inactive_reads;
-mod inactive_results;
-mod inert_calls;
-mod int_accesses;
-mod int_bytes;
-mod int_pointers;
+mod analysis;
+mod build;
+mod calls;
+mod generate;
 mod ir;
-mod kind;
-mod lanes;
-mod layout;
-mod markers;
-mod memory;
-mod names;
-mod object_classes;
-mod omp_atomics;
-mod parallel;
-mod parallel_reverse;
-mod prep;
-pub mod progress;
-mod read_only_globals;
-mod registry;
-mod replay;
-mod request;
-mod reread;
-mod results;
-mod reverse;
-mod roots;
-mod rule_calls;
+mod libraries;
+mod prepare;
+mod rewrite;
 pub mod rules;
-mod runtime;
-mod split;
-mod split_entry;
-mod stored_values;
-mod sum_loops;
-mod swiss_tables;
-mod tangent;
-mod tape;
-mod tape_buffer;
-#[cfg(test)]
-mod test_ir;
-mod todense;
-mod trip;
-mod typed_copies;
-mod undefined;
-mod unneeded_primal;
+mod surface;
 
 use std::collections::{HashMap, HashSet};
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
-pub use classify::rule_example;
-pub use diag::{Diagnostic, SourceLocation};
-pub use names::display_name;
-pub use request::Mode;
+pub use calls::classify::rule_example;
+pub use ir::diag::{Diagnostic, SourceLocation};
+pub use ir::names::display_name;
+pub use ir::progress;
+pub use surface::request::{Ablation, Mode};
 
 /// The names of the globals that register derivative rules
 /// (`__enzyme_register_gradient_f`, `_derivative_`, `_splitderivative_`):
@@ -115,11 +57,11 @@ pub fn is_derivative_name(name: &str) -> bool {
     ["diffe", "fwddiffe", "augmented_"].iter().any(|p| name.starts_with(p))
 }
 
-use crate::emit::Emitter;
-use crate::entry_points::{EntryPoint, SplitPart};
-use crate::gen::Generator;
+use crate::build::emit::Emitter;
+use crate::generate::gen::Generator;
 use crate::ir::Value;
-use crate::markers::MarkerCall;
+use crate::surface::entry_points::{EntryPoint, SplitPart};
+use crate::surface::markers::MarkerCall;
 
 /// What [`differentiate`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -146,39 +88,6 @@ pub struct Options {
     pub ablation: Ablation,
 }
 
-/// Levers of the derivatives' speed that can be switched off one by one, to
-/// measure what each buys (the driver's `ENZYME_ABLATE`, `bench/`). The
-/// derivatives are the same either way; all levers are on by default.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Ablation {
-    /// Tapes start at the capacity they reached in the last call, and large
-    /// tape buffers are kept for the next call instead of freed.
-    pub no_tape_reuse: bool,
-    /// Tapes of loops with a proven bound on their iterations are made once
-    /// per call (on the stack when small) instead of growing as they run.
-    pub no_bounded_tapes: bool,
-    /// The tapes' records are an alias scope of their own, which every other
-    /// memory access of a derivative is known not to alias.
-    pub no_tape_scope: bool,
-    /// Loads of a local array that an earlier loop filled are computed again
-    /// from the stored value instead of taped (see `stored_values`).
-    pub no_store_forwarding: bool,
-    /// Loads of a local array that no write can follow are read again in
-    /// the reverse sweep instead of taped (see `reread::settled_slots`).
-    pub no_settled_slots: bool,
-    /// Loops whose entries' iterations are known exactly get each entry's
-    /// first instance computed in the reverse sweep instead of taped (see
-    /// `trip::exact_visits`).
-    pub no_exact_visits: bool,
-    /// Integer values of a loop that repeat from one entry to the next are
-    /// kept once per iteration number instead of once per instance (see
-    /// `entry_tables`).
-    pub no_entry_tables: bool,
-    /// Loops that only add to a sum reaching the result unscaled have each
-    /// iteration reversed right after it runs (see `sum_loops`).
-    pub no_sum_steps: bool,
-}
-
 /// Reads what the program registers in Enzyme's spellings outside the
 /// `__enzyme_*` calls (`__enzyme_inactivefn`, `__enzyme_function_like`,
 /// `annotate("enzyme_inactive")`, ...) and keeps the functions named out of
@@ -186,7 +95,7 @@ pub struct Ablation {
 /// it before optimising a module that [`differentiate`] will see; anything
 /// spelled like Enzyme's API that the engine does not implement is an error.
 pub fn read_registrations(module: &inkwell::module::Module<'_>) -> Result<(), Vec<Diagnostic>> {
-    registry::read(module.as_mut_ptr())
+    surface::registry::read(module.as_mut_ptr())
 }
 
 /// Differentiates every `__enzyme_autodiff` / `__enzyme_fwddiff` call in the
@@ -206,24 +115,24 @@ pub fn differentiate_with(module: &inkwell::module::Module<'_>, options: &Option
 /// [`differentiate`] on a raw LLVM module handle.
 pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Summary, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    if let Err(ds) = registry::read(module) {
+    if let Err(ds) = surface::registry::read(module) {
         diags.extend(ds);
     }
     simplify_callers(module);
-    entry_points::split_chosen_functions(module);
+    surface::entry_points::split_chosen_functions(module);
     let mut plans: Vec<MarkerCall> = Vec::new();
-    diags.extend(entry_points::address_taken(module));
-    for (call, ep) in entry_points::find(module) {
+    diags.extend(surface::entry_points::address_taken(module));
+    for (call, ep) in surface::entry_points::find(module) {
         match ep {
-            Some(EntryPoint::Diff(mode)) => match markers::parse(call, mode, None) {
+            Some(EntryPoint::Diff(mode)) => match surface::markers::parse(call, mode, None) {
                 Ok(p) => plans.push(p),
                 Err(d) => diags.push(d),
             },
-            Some(EntryPoint::ErrorEstimate) => match markers::parse(call, Mode::Forward, None) {
+            Some(EntryPoint::ErrorEstimate) => match surface::markers::parse(call, Mode::Forward, None) {
                 Ok(p) => plans.push(MarkerCall { error_estimate: true, ..p }),
                 Err(d) => diags.push(d),
             },
-            Some(EntryPoint::Split(part)) => match markers::parse(call, part.mode(), Some(part)) {
+            Some(EntryPoint::Split(part)) => match surface::markers::parse(call, part.mode(), Some(part)) {
                 Ok(p) => plans.push(p),
                 Err(d) => diags.push(d),
             },
@@ -233,20 +142,20 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
                 }
             }
             Some(EntryPoint::Batch) => {
-                if let Err(d) = batch::rewrite(module, call) {
+                if let Err(d) = rewrite::batch::rewrite(module, call) {
                     diags.push(d)
                 }
             }
             Some(EntryPoint::Unsupported(name)) => {
-                diags.push(markers::at_call(call, format!("`{name}` is not supported yet")).with_help(
+                diags.push(surface::markers::at_call(call, format!("`{name}` is not supported yet")).with_help(
                     "supported entry points: __enzyme_autodiff (reverse mode), __enzyme_fwddiff (forward mode)",
                 ))
             }
             None => {}
         }
     }
-    diags.extend(plans.iter().filter(|p| p.mode == Mode::Reverse).filter_map(|p| grad_log::check(module, p)));
-    diags.extend(plans.iter().flat_map(call_site::constant_null_shadows));
+    diags.extend(plans.iter().filter(|p| p.mode == Mode::Reverse).filter_map(|p| generate::grad_log::check(module, p)));
+    diags.extend(plans.iter().flat_map(rewrite::call_site::constant_null_shadows));
     if !diags.is_empty() {
         return Err(diags);
     }
@@ -264,7 +173,7 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
             return Err(plans
                 .iter()
                 .map(|p| {
-                    markers::at_call(
+                    surface::markers::at_call(
                         p.call,
                         format!(
                             "`{}` of `{}` is requested inside the code it differentiates",
@@ -289,10 +198,10 @@ pub fn differentiate_raw(module: LLVMModuleRef, options: &Options) -> Result<Sum
         differentiate_round(module, &round, &round_options, &mut summary)?;
     }
     remove_type_hints(module);
-    registry::finish(module);
-    checkpoint::finish(module);
+    surface::registry::finish(module);
+    surface::checkpoint::finish(module);
     define_leftover_markers(module);
-    todense::lower(module)?;
+    rewrite::todense::lower(module)?;
     Ok(summary)
 }
 
@@ -305,40 +214,20 @@ fn virtual_reverse(module: LLVMModuleRef, call: Value) -> Result<(), Diagnostic>
     let n = ir::call_arg_count(call);
     let arg = (n == 1).then(|| ir::operand(call, 0)).filter(|a| ir::is_pointer(ir::type_of(*a)));
     let (Some(a), true) = (arg, ir::is_pointer(ir::type_of(call))) else {
-        return Err(markers::at_call(call, "`__enzyme_virtualreverse` takes one pointer and returns one".into())
-            .with_help("pass a vtable pointer or a function: `__enzyme_virtualreverse(*(void **)obj)`"));
+        return Err(surface::markers::at_call(
+            call,
+            "`__enzyme_virtualreverse` takes one pointer and returns one".into(),
+        )
+        .with_help("pass a vtable pointer or a function: `__enzyme_virtualreverse(*(void **)obj)`"));
     };
     let e = Emitter::new(module);
     e.before(call);
-    keep_invoke_edges(&e, call);
+    build::emit::keep_invoke_edges(&e, call);
     unsafe {
         LLVMReplaceAllUsesWith(call, a);
         LLVMInstructionEraseFromParent(call);
     }
     Ok(())
-}
-
-/// Before an entry point's call is erased: if it is an `invoke`, an invoke
-/// of a function that does nothing takes its place at the builder, so the
-/// block keeps its terminator and both edges (the unwind destination's phis
-/// stay valid; it is never taken).
-pub(crate) fn keep_invoke_edges(e: &Emitter, call: Value) {
-    if ir::opcode(call) != llvm_sys::LLVMOpcode::LLVMInvoke {
-        return;
-    }
-    unsafe {
-        let nop = runtime::nop_function(e.module);
-        LLVMBuildInvoke2(
-            e.b,
-            ir::function_type(nop),
-            nop,
-            std::ptr::null_mut(),
-            0,
-            LLVMGetNormalDest(call),
-            LLVMGetUnwindDest(call),
-            c"".as_ptr(),
-        );
-    }
 }
 
 /// Unoptimised (`-O0`) callers of entry points, where wrappers such as
@@ -351,7 +240,7 @@ pub(crate) fn keep_invoke_edges(e: &Emitter, call: Value) {
 fn simplify_callers(module: LLVMModuleRef) {
     let optnone = ir::attr_kind("optnone");
     let mut callers = Vec::new();
-    for (call, ep) in entry_points::find(module) {
+    for (call, ep) in surface::entry_points::find(module) {
         if ep.is_some() {
             let f = ir::parent_function(call);
             let unoptimised =
@@ -361,7 +250,7 @@ fn simplify_callers(module: LLVMModuleRef) {
             }
         }
     }
-    for f in entry_points::functions_using_as_value(module) {
+    for f in surface::entry_points::functions_using_as_value(module) {
         if !callers.contains(&f) {
             callers.push(f);
         }
@@ -369,7 +258,7 @@ fn simplify_callers(module: LLVMModuleRef) {
     for f in callers {
         unsafe { LLVMRemoveEnumAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, optnone) };
         // Best effort: on failure the markers are read as they are.
-        let _ = prep::run_passes(prep::PassTarget::Function(f), "sroa<modify-cfg>,early-cse");
+        let _ = prepare::prep::run_passes(prepare::prep::PassTarget::Function(f), "sroa<modify-cfg>,early-cse");
     }
 }
 
@@ -379,7 +268,7 @@ fn reached_by(plan: &MarkerCall) -> HashSet<Value> {
     let mut out = HashSet::new();
     let roots = std::iter::once(plan.function).chain(plan.known_functions().into_iter().flatten());
     for r in roots {
-        out.extend(called_from(r));
+        out.extend(ir::reach::called_from(r));
     }
     out
 }
@@ -396,7 +285,7 @@ fn differentiate_round(
     let mut gen = Generator::new(module);
     gen.report_activity = options.report_activity;
     gen.ablation = options.ablation;
-    let mut checked: HashSet<(Value, Vec<bool>, Mode, custom::RuleUse, bool)> = HashSet::new();
+    let mut checked: HashSet<(Value, Vec<bool>, Mode, surface::custom::RuleUse, bool)> = HashSet::new();
     // Sum steps (see `sum_loops`) change the clone that every request of the
     // same function shares, before any request is checked: only where each
     // of them calls a step as reverse mode expects or as any call (width 1,
@@ -413,7 +302,7 @@ fn differentiate_round(
                 continue;
             }
             if let Ok(clone) = gen.prep.ensure(module, plan.function, &key.1) {
-                steps.extend(sum_loops::outline_sum_loops(module, clone));
+                steps.extend(generate::sum_loops::outline_sum_loops(module, clone));
             }
         }
     }
@@ -428,12 +317,12 @@ fn differentiate_round(
         })
         .flatten()
         .collect();
-    let _read_only = read_only_globals::mark(module, &roots);
+    let _read_only = analysis::read_only_globals::mark(module, &roots);
     for plan in plans {
         let clone = match gen.prep.ensure(module, plan.function, &plan.known_functions()) {
             Ok(c) => c,
             Err(e) => {
-                diags.push(markers::at_call(plan.call, e));
+                diags.push(surface::markers::at_call(plan.call, e));
                 continue;
             }
         };
@@ -445,10 +334,11 @@ fn differentiate_round(
         );
         let mask = plan.dup_mask();
         let runtime_activity = plan.runtime_activity || options.runtime_activity;
-        let rules = custom::RuleUse::of(plan.split, plan.mode);
+        let rules = surface::custom::RuleUse::of(plan.split, plan.mode);
         if checked.insert((clone, mask.clone(), plan.mode, rules, runtime_activity)) {
             let name = ir::name(plan.function);
-            let (ds, callees) = checks::check_function(clone, &name, &mask, plan.mode, rules, runtime_activity);
+            let (ds, callees) =
+                prepare::checks::check_function(clone, &name, &mask, plan.mode, rules, runtime_activity);
             diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
             let mut work = callees;
             while let Some((f, mask)) = work.pop() {
@@ -456,23 +346,26 @@ fn differentiate_round(
                     continue;
                 }
                 let name = ir::name(gen.prep.original(f));
-                let (ds, callees) = checks::check_function(f, &name, &mask, plan.mode, rules, runtime_activity);
+                let (ds, callees) =
+                    prepare::checks::check_function(f, &name, &mask, plan.mode, rules, runtime_activity);
                 diags.extend(ds.into_iter().map(|d| d.with_note(context.clone())));
                 work.extend(callees);
             }
         }
-        diags.extend(globals_passed_and_used(plan, &called_from(clone)));
+        diags.extend(globals_passed_and_used(plan, &ir::reach::called_from(clone)));
         if plan.width > 1 {
             let prep = &gen.prep;
-            diags.extend(vector_mode_limits(plan, &called_from(clone), &|f| prep.original(f) != f));
+            diags.extend(vector_mode_limits(plan, &ir::reach::called_from(clone), &|f| prep.original(f) != f));
         }
-        diags.extend(parallel::limits(plan, &called_from(clone)));
+        diags.extend(calls::parallel::limits(plan, &ir::reach::called_from(clone)));
         if plan.error_estimate {
-            diags.extend(error_estimate::limits(module, plan, &called_from(clone)));
+            diags.extend(generate::error_estimate::limits(module, plan, &ir::reach::called_from(clone)));
         }
         if plan.split == Some(SplitPart::Tangent) {
             let prep = &gen.prep;
-            diags.extend(split_entry::tangent_limits(plan, plans, &called_from(clone), &|f| prep.original(f) != f));
+            diags.extend(rewrite::split_entry::tangent_limits(plan, plans, &ir::reach::called_from(clone), &|f| {
+                prep.original(f) != f
+            }));
         }
     }
     if !diags.is_empty() {
@@ -489,23 +382,23 @@ fn differentiate_round(
         targets.push(match plan.split {
             // The split derivative (a coroutine), whose forward part the
             // augmented call runs; the reverse call resumes it.
-            Some(SplitPart::Augment) => Some(request::Derivatives::request(
+            Some(SplitPart::Augment) => Some(surface::request::Derivatives::request(
                 &mut gen,
-                request::Request::split(clone, &mask)
+                surface::request::Request::split(clone, &mask)
                     .strong_zero(plan.strong_zero)
                     .runtime_activity(plan.runtime_activity || options.runtime_activity)
-                    .tangent_replay(split_entry::tangent_sweep_wanted(plan, plans)),
+                    .tangent_replay(rewrite::split_entry::tangent_sweep_wanted(plan, plans)),
             )),
             Some(_) => None,
             None => {
-                let mut request = request::Request::new(plan.mode, clone, &mask)
+                let mut request = surface::request::Request::new(plan.mode, clone, &mask)
                     .strong_zero(plan.strong_zero)
                     .width(plan.width)
                     .runtime_activity(plan.runtime_activity || options.runtime_activity)
                     .error_estimate(plan.error_estimate);
                 request.primal_return = plan.primal_return && plan.mode == Mode::Reverse;
                 if plan.mode == Mode::Forward {
-                    request.primal_unneeded = unneeded_primal::mask(plan);
+                    request.primal_unneeded = generate::unneeded_primal::mask(plan);
                 }
                 Some(gen.derivative(request))
             }
@@ -517,23 +410,25 @@ fn differentiate_round(
     let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
     let mut reached_by = HashMap::new();
     let mut reached_of = |d: Value| {
-        let reached = reached_by.entry(d).or_insert_with(|| call_site::shadow_globals_reached(d, &shadow_globals));
+        let reached =
+            reached_by.entry(d).or_insert_with(|| rewrite::call_site::shadow_globals_reached(d, &shadow_globals));
         reached.clone()
     };
     for (plan, d) in plans.iter().zip(targets.iter().copied()) {
         if let (Mode::Forward, None, Some(d)) = (plan.mode, plan.split, d) {
-            unneeded_primal::drop_stores(plan, d);
+            generate::unneeded_primal::drop_stores(plan, d);
         }
         match (plan.split, d) {
-            (None, Some(d)) => call_site::rewrite(module, plan, d, &reached_of(d)),
+            (None, Some(d)) => rewrite::call_site::rewrite(module, plan, d, &reached_of(d)),
             (Some(_), _) => {
                 // The split derivative this call's part belongs to (the
                 // augmented call's), or all shadows when it is not in the round.
                 let augment = plans.iter().zip(&targets).find_map(|(p, d)| {
-                    (p.split == Some(SplitPart::Augment) && split_entry::same_derivative(p, plan)).then_some(*d)?
+                    (p.split == Some(SplitPart::Augment) && rewrite::split_entry::same_derivative(p, plan))
+                        .then_some(*d)?
                 });
                 let reached = augment.map(&mut reached_of).unwrap_or_else(|| shadow_globals.clone());
-                split_entry::rewrite(module, plan, d, &reached)
+                rewrite::split_entry::rewrite(module, plan, d, &reached)
             }
             (None, None) => unreachable!("a combined call has its derivative"),
         }
@@ -556,7 +451,7 @@ fn differentiate_round(
             unsafe { LLVMDeleteFunction(step) };
         }
     }
-    parallel::restore_forks(module);
+    calls::parallel::restore_forks(module);
     if gen.made_coroutines {
         // Before a later round differentiates code that calls them.
         lower_coroutines(module).map_err(|e| vec![Diagnostic::new(e)])?;
@@ -571,18 +466,17 @@ fn differentiate_round(
 fn globals_passed_and_used(plan: &MarkerCall, functions: &[Value]) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for a in plan.args.iter().filter(|a| a.shadow.is_some()) {
-        let Some(g) = memory::constant_root(a.primal) else { continue };
+        let Some(g) = analysis::memory::constant_root(a.primal) else { continue };
         let used = functions.iter().any(|f| {
-            ir::blocks(*f)
-                .into_iter()
-                .flat_map(ir::instructions)
-                .any(|i| (0..ir::operand_count(i)).any(|k| memory::constant_root(ir::operand(i, k)) == Some(g)))
+            ir::blocks(*f).into_iter().flat_map(ir::instructions).any(|i| {
+                (0..ir::operand_count(i)).any(|k| analysis::memory::constant_root(ir::operand(i, k)) == Some(g))
+            })
         });
         if used {
             let gname = display_name(&ir::name(g));
             let fname = display_name(&ir::name(plan.function));
             diags.push(
-                markers::at_call(
+                surface::markers::at_call(
                     plan.call,
                     format!("global `{gname}` is passed as a duplicated argument and also used directly by `{fname}`"),
                 )
@@ -603,15 +497,15 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
     let mut diags = Vec::new();
     let fname = display_name(&ir::name(plan.function));
     for i in functions.iter().flat_map(|f| ir::blocks(*f)).flat_map(ir::instructions) {
-        let kind = classify::classify(i);
+        let kind = calls::classify::classify(i);
         // Calls that stay calls between the functions being differentiated
         // (recursion); calls of the user's functions on paths that never
         // return (panics) run as they are.
-        let recursive = matches!(kind, classify::Kind::Call(c) if is_clone(c));
-        if let (classify::Kind::Call(callee), Mode::Reverse, true) = (&kind, plan.mode, recursive) {
-            if checkpoint::stays_call(i) {
+        let recursive = matches!(kind, calls::classify::Kind::Call(c) if is_clone(c));
+        if let (calls::classify::Kind::Call(callee), Mode::Reverse, true) = (&kind, plan.mode, recursive) {
+            if surface::checkpoint::stays_call(i) {
                 diags.push(
-                    markers::at_call(
+                    surface::markers::at_call(
                         plan.call,
                         format!("`{fname}` has a checkpointed loop: not supported in reverse vector mode yet"),
                     )
@@ -621,7 +515,7 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
             }
             let callee = display_name(&ir::name(ir::strip_to_function(*callee).unwrap_or(*callee)));
             diags.push(
-                markers::at_call(
+                surface::markers::at_call(
                     plan.call,
                     format!("`{fname}` makes a recursive call of `{callee}`: not supported in reverse vector mode yet"),
                 )
@@ -636,7 +530,7 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
                 || ir::is_pointer(ir::type_of(i))
         };
         let custom = match kind {
-            classify::Kind::Custom(callee) if plan.mode == Mode::Reverse || given_memory(i) => Some(callee),
+            calls::classify::Kind::Custom(callee) if plan.mode == Mode::Reverse || given_memory(i) => Some(callee),
             _ => None,
         };
         if let Some(callee) = custom {
@@ -644,7 +538,7 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
             let what =
                 if plan.mode == Mode::Reverse { "a custom gradient" } else { "a custom derivative given memory" };
             diags.push(
-                markers::at_call(
+                surface::markers::at_call(
                     plan.call,
                     format!("`{fname}` calls `{callee}`, which has {what}: not supported in vector mode yet"),
                 )
@@ -655,11 +549,11 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
             );
         }
         for k in 0..ir::operand_count(i) {
-            let Some(g) = memory::constant_root(ir::operand(i, k)) else { continue };
-            if registry::user_shadow(g).is_some() {
+            let Some(g) = analysis::memory::constant_root(ir::operand(i, k)) else { continue };
+            if surface::registry::user_shadow(g).is_some() {
                 let gname = display_name(&ir::name(g));
                 diags.push(
-                    markers::at_call(
+                    surface::markers::at_call(
                         plan.call,
                         format!("`{fname}` uses `{gname}`, whose shadow is the user's (`enzyme_shadow`): not supported in vector mode yet"),
                     )
@@ -673,30 +567,11 @@ fn vector_mode_limits(plan: &MarkerCall, functions: &[Value], is_clone: &dyn Fn(
     diags
 }
 
-/// `f` and the functions with bodies it calls, directly or not.
-pub(crate) fn called_from(f: Value) -> Vec<Value> {
-    let mut seen = vec![f];
-    let mut k = 0;
-    while k < seen.len() {
-        for i in ir::blocks(seen[k]).into_iter().flat_map(ir::instructions) {
-            if ir::opcode(i) == llvm_sys::LLVMOpcode::LLVMCall {
-                if let Some(c) = ir::called_function(i).filter(|c| !ir::is_declaration(*c)) {
-                    if !seen.contains(&c) {
-                        seen.push(c);
-                    }
-                }
-            }
-        }
-        k += 1;
-    }
-    seen
-}
-
 /// Splits the derivatives made as coroutines (see
-/// [`gen::Generator::split_derivative`]) into their parts, so the module
+/// [`generate::gen::Generator::split_derivative`]) into their parts, so the module
 /// needs no coroutine lowering from whoever compiles it.
 fn lower_coroutines(module: LLVMModuleRef) -> Result<(), String> {
-    prep::run_passes(prep::PassTarget::Module(module), "coro-early,cgscc(coro-split),coro-cleanup")
+    prepare::prep::run_passes(prepare::prep::PassTarget::Module(module), "coro-early,cgscc(coro-split),coro-cleanup")
         .map_err(|s| format!("internal error: lowering split derivatives failed: {s}"))
 }
 
@@ -706,7 +581,7 @@ fn remove_type_hints(module: LLVMModuleRef) {
     unsafe {
         let mut f = LLVMGetFirstFunction(module);
         while !f.is_null() {
-            if memory::type_hint(&ir::name(f)).is_some() {
+            if analysis::memory::type_hint(&ir::name(f)).is_some() {
                 for u in ir::users(f) {
                     if !LLVMIsACallInst(u).is_null() {
                         if !ir::is_void(ir::type_of(u)) {
