@@ -302,7 +302,7 @@ fn differentiate_round(
                 continue;
             }
             if let Ok(clone) = gen.prep.ensure(module, plan.function, &key.1) {
-                steps.extend(generate::sum_loops::outline_sum_loops(module, clone));
+                steps.extend(generate::reverse::sum_loops::outline_sum_loops(module, clone));
             }
         }
     }

@@ -21,13 +21,13 @@ const FACADES: &[&str] = &["libraries"];
 /// The import cycle left on purpose, and why: one concern in several files.
 const KNOWN_CYCLES: &[(&[&str], &str)] = &[(
     &[
-        "generate/checkpoint_reverse",
-        "generate/parallel_reverse",
-        "generate/replay",
-        "generate/reverse",
-        "generate/stored_values",
-        "generate/sum_loops",
-        "generate/tape",
+        "generate/reverse/checkpoint",
+        "generate/reverse/mod",
+        "generate/reverse/parallel",
+        "generate/reverse/replay",
+        "generate/reverse/stored_values",
+        "generate/reverse/sum_loops",
+        "generate/reverse/tape",
     ],
     "the reverse generator: `reverse` holds the state of one reverse derivative and drives its sweeps, and the \
      others add its parts (tapes, stored values, replay, checkpoints, parallel regions, sum loops) as methods \
@@ -69,7 +69,9 @@ fn crate_paths(code: &str) -> Vec<Vec<String>> {
     let mut k = 0;
     while k + 7 <= bytes.len() {
         let at_word_start = k == 0 || !(bytes[k - 1].is_alphanumeric() || bytes[k - 1] == '_' || bytes[k - 1] == ':');
-        if at_word_start && bytes[k..k + 7].iter().collect::<String>() == "crate::" {
+        // `pub(in crate::a)` says who may see an item; it imports nothing.
+        let in_visibility = k >= 4 && bytes[k - 4..k].iter().collect::<String>() == "(in ";
+        if at_word_start && !in_visibility && bytes[k..k + 7].iter().collect::<String>() == "crate::" {
             let mut pos = k + 7;
             parse_tree(&bytes, &mut pos, Vec::new(), &mut out);
             k = pos.max(k + 1);
@@ -148,23 +150,31 @@ fn layer_of(m: &str) -> &str {
     m.split('/').next().expect("non-empty")
 }
 
-/// The file a `crate::` path names (`None`: outside the crate's files).
+/// The file a `crate::` path names: the longest run of its segments that is
+/// a file (`a/b`) or a folder (`a/b/mod`); an item of `ir`'s own is
+/// `ir/llvm`'s (re-exported by `ir/mod`); anything else is `lib.rs`'s.
 fn target(path: &[String], modules: &BTreeSet<Module>) -> Option<Module> {
-    let first = path.first()?;
-    if first == "rules" {
-        return Some("rules".into());
-    }
-    if modules.contains(&format!("{first}/mod")) {
-        if let Some(second) = path.get(1) {
-            let file = format!("{first}/{second}");
-            if second != "self" && modules.contains(&file) {
-                return Some(file);
-            }
+    let mut found: Option<(Module, usize)> = None;
+    let mut prefix = String::new();
+    for (k, seg) in path.iter().enumerate() {
+        if seg == "self" {
+            break;
         }
-        // The IR view's helpers are `ir/llvm`'s, re-exported by `ir/mod`.
-        return Some(if first == "ir" && path.len() > 1 { "ir/llvm".into() } else { format!("{first}/mod") });
+        prefix = if prefix.is_empty() { seg.clone() } else { format!("{prefix}/{seg}") };
+        if modules.contains(&prefix) {
+            found = Some((prefix.clone(), k + 1));
+        } else if modules.contains(&format!("{prefix}/mod")) {
+            found = Some((format!("{prefix}/mod"), k + 1));
+        } else {
+            break;
+        }
     }
-    Some("lib".into())
+    match found {
+        // `ir::self` too: what a file uses through it is `ir/llvm`'s.
+        Some((m, used)) if m == "ir/mod" && used < path.len() => Some("ir/llvm".into()),
+        Some((m, _)) => Some(m),
+        None => Some("lib".into()),
+    }
 }
 
 /// Import edges between files, and the layering rules' violations.
@@ -183,10 +193,12 @@ fn graph(src: &Path, layered: bool) -> (BTreeMap<Module, BTreeSet<Module>>, Vec<
             }
         }
         let entry = edges.entry(m.clone()).or_default();
-        // A layer's `mod.rs` stands on the files it declares.
-        if let Some(layer) = m.strip_suffix("/mod") {
+        // A folder's `mod.rs` stands on the files it declares.
+        if let Some(folder) = m.strip_suffix("/mod") {
             for other in &modules {
-                if other.starts_with(&format!("{layer}/")) && other != m {
+                let Some(rest) = other.strip_prefix(&format!("{folder}/")) else { continue };
+                let direct = !rest.contains('/') || rest.matches('/').count() == 1 && rest.ends_with("/mod");
+                if direct && other != m {
                     entry.insert(other.clone());
                 }
             }
@@ -322,11 +334,27 @@ fn the_reader_sees_paths_as_rustc_does() {
     assert_eq!(shown, ["a::b::c", "a::b::d", "a::e"]);
     assert!(crate_paths("// crate::x::y").len() == 1, "comments are removed by code_of, not here");
     assert!(crate_paths(&code_of("// crate::x::y")).is_empty());
+    assert!(crate_paths("pub(in crate::generate) fn f() {}").is_empty());
     // A path from a layer above is what the rules catch.
-    let modules: BTreeSet<Module> = ["ir/mod", "ir/cfg", "ir/llvm", "lib"].iter().map(|s| s.to_string()).collect();
+    let modules: BTreeSet<Module> = [
+        "ir/mod",
+        "ir/cfg",
+        "ir/llvm",
+        "generate/mod",
+        "generate/reverse/mod",
+        "generate/reverse/tape",
+        "lib",
+        "rules",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let t = |p: &str| target(&p.split("::").map(String::from).collect::<Vec<_>>(), &modules);
     assert_eq!(t("ir::cfg::Cfg").as_deref(), Some("ir/cfg"));
     assert_eq!(t("ir::Value").as_deref(), Some("ir/llvm"));
     assert_eq!(t("Options").as_deref(), Some("lib"));
     assert_eq!(t("rules::RULES").as_deref(), Some("rules"));
+    assert_eq!(t("ir::self").as_deref(), Some("ir/llvm"));
+    assert_eq!(t("generate::reverse::tape::LoopTape").as_deref(), Some("generate/reverse/tape"));
+    assert_eq!(t("generate::reverse::Reverse").as_deref(), Some("generate/reverse/mod"));
 }

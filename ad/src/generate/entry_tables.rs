@@ -19,8 +19,8 @@ use std::collections::HashSet;
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 
+use crate::generate::reverse::tape::LoopTape;
 use crate::generate::reverse::Reverse;
-use crate::generate::tape::LoopTape;
 use crate::ir::{self, Block, Value};
 
 /// Tables of loops with more iterations per entry than this are not made.
@@ -103,7 +103,7 @@ impl Reverse<'_> {
         let table = self.entry_tables[&l];
         let k = self.iteration(l).expect("an entry table's loop records its entries");
         let record = table.record(self.e.ctx, self.e.b, k);
-        let p = crate::generate::tape::field(self.e.ctx, self.e.b, record, offset);
+        let p = crate::generate::reverse::tape::field(self.e.ctx, self.e.b, record, offset);
         let x = self.e.load(t, p);
         self.tape_accesses.push(x);
         x
@@ -130,7 +130,7 @@ impl Reverse<'_> {
             LLVMPositionBuilderBefore(tmp, ir::terminator(ir::parent_block(n)));
             let row = LLVMBuildSub(tmp, self.instance[&l], self.entry_instance[&l], c"row".as_ptr());
             let record = table.record(self.e.ctx, tmp, row);
-            let p = crate::generate::tape::field(self.e.ctx, tmp, record, offset);
+            let p = crate::generate::reverse::tape::field(self.e.ctx, tmp, record, offset);
             let s = LLVMBuildStore(tmp, n, p);
             self.tape_accesses.push(s);
             LLVMDisposeBuilder(tmp);

@@ -6,7 +6,6 @@
 
 pub(crate) mod adjoints;
 pub(crate) mod body;
-pub(crate) mod checkpoint_reverse;
 pub(crate) mod entry_tables;
 pub(crate) mod error_estimate;
 pub(crate) mod forward;
@@ -14,14 +13,9 @@ pub(crate) mod freed_shadows;
 pub(crate) mod gen;
 pub(crate) mod grad_log;
 pub(crate) mod lanes;
-pub(crate) mod parallel_reverse;
-pub(crate) mod replay;
 pub(crate) mod reverse;
 pub(crate) mod rule_calls;
 pub(crate) mod split;
-pub(crate) mod stored_values;
-pub(crate) mod sum_loops;
 pub(crate) mod tangent;
-pub(crate) mod tape;
 pub(crate) mod tape_buffer;
 pub(crate) mod unneeded_primal;

@@ -51,7 +51,7 @@ pub(crate) struct Forwarding {
 impl<'g> Reverse<'g> {
     /// The store a load of a local array reads from, when the reverse sweep
     /// can compute its value again (see the module's comment).
-    pub(super) fn stored_value(&self, load: Value) -> Option<Forwarding> {
+    pub(in crate::generate) fn stored_value(&self, load: Value) -> Option<Forwarding> {
         if self.g.ablation().no_store_forwarding || self.split.is_some() || self.atomic {
             return None;
         }
@@ -161,7 +161,7 @@ impl<'g> Reverse<'g> {
     /// Whether `v`, a value of the stored value's computation, is defined
     /// where the reverse sweep inside the reading loop cannot fetch it (in
     /// a loop that does not enclose the reading loop).
-    pub(super) fn foreign_to(&self, f: &Forwarding, v: Value) -> bool {
+    pub(in crate::generate) fn foreign_to(&self, f: &Forwarding, v: Value) -> bool {
         if !ir::is_instruction(v) || self.available_as_is(v) {
             return false;
         }
@@ -225,7 +225,7 @@ fn recomputable_kind(v: Value) -> bool {
             PURE_INTRINSICS.iter().any(|p| name.starts_with(p))
         });
     }
-    crate::generate::tape::recomputable(v)
+    crate::generate::reverse::tape::recomputable(v)
         || matches!(
             ir::opcode(v),
             LLVMFAdd

@@ -86,7 +86,7 @@ impl Tangents for Replay<'_, '_> {
 impl Reverse<'_> {
     /// Builds the tangent sweep, when the derivative has one (`dup`: which
     /// pointer parameters have shadows).
-    pub(super) fn tangent_sweep(&mut self, f: Value, dup: &[bool]) {
+    pub(in crate::generate) fn tangent_sweep(&mut self, f: Value, dup: &[bool]) {
         let Some(blocks) = self.replay.take() else { return };
         let s = self.split.expect("only split derivatives have a tangent sweep");
         let (ctx, module) = (self.e.ctx, self.g.module());

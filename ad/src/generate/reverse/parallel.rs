@@ -33,7 +33,7 @@ pub(crate) struct RegionCall {
 
 impl Reverse<'_> {
     /// Forward sweep: the region's call forks the augmenting wrapper instead.
-    pub(super) fn call_region(&mut self, i: Value, callee: Value) {
+    pub(in crate::generate) fn call_region(&mut self, i: Value, callee: Value) {
         let mask = crate::prepare::checks::nested_call_pattern(i, &self.mem).expect("validated");
         let request = Request::split(callee, &mask)
             .strong_zero(self.e.strong_zero)
@@ -89,7 +89,7 @@ impl Reverse<'_> {
     }
 
     /// Reverse sweep: a team of the forward team's size resumes the handles.
-    pub(super) fn reverse_region_call(&mut self, i: Value) {
+    pub(in crate::generate) fn reverse_region_call(&mut self, i: Value) {
         let r = self.region_calls[&i];
         let (handles, buffers, lists, threads) =
             (self.fetch(r.handles), self.fetch(r.buffers), self.fetch(r.lists), self.fetch(r.threads));
@@ -133,7 +133,7 @@ impl Reverse<'_> {
     /// during the region's reverse, so each thread adds its sum once, at the
     /// end, instead of one atomic add per load (all threads contending for one
     /// cache line).
-    pub(super) fn private_accumulator(&mut self, p: Value, t: ir::Type) -> Option<Value> {
+    pub(in crate::generate) fn private_accumulator(&mut self, p: Value, t: ir::Type) -> Option<Value> {
         if !ir::is_argument(p) || !crate::calls::parallel::is_private_parameter(p) || self.written_parameter(p) {
             return None;
         }
@@ -174,7 +174,7 @@ impl Reverse<'_> {
 
     /// At the end of the reverse sweep: each private sum goes into its
     /// shadow, atomically.
-    pub(super) fn flush_private_accumulators(&mut self) {
+    pub(in crate::generate) fn flush_private_accumulators(&mut self) {
         for (p, t, slot) in self.private_sums.clone() {
             let v = self.e.load(t, slot);
             let sp = self.shadow(p);
@@ -200,7 +200,7 @@ impl Reverse<'_> {
 
     /// Forward sweep, at the exit of an ordered critical section (still
     /// inside it): this thread's ticket.
-    pub(super) fn take_ticket(&mut self, i: Value) {
+    pub(in crate::generate) fn take_ticket(&mut self, i: Value) {
         if ir::name(ir::called_function(i).expect("a call")) != "__kmpc_end_critical" {
             return;
         }
@@ -209,7 +209,7 @@ impl Reverse<'_> {
     }
 
     /// Reverse sweep of a barrier or a critical section's entry or exit.
-    pub(super) fn reverse_synchronisation(&mut self, i: Value) {
+    pub(in crate::generate) fn reverse_synchronisation(&mut self, i: Value) {
         if let Some(t) = self.tickets.get(&i).copied() {
             // The exit of an ordered section: its turn comes after every later ticket's.
             let t = self.fetch(t);

@@ -39,7 +39,7 @@ pub(crate) struct CheckpointCall {
 
 impl Reverse<'_> {
     /// Forward sweep: the driver runs the loop under the scheme.
-    pub(super) fn call_checkpoint(&mut self, i: Value, callee: Value) {
+    pub(in crate::generate) fn call_checkpoint(&mut self, i: Value, callee: Value) {
         let module = self.g.module();
         let ctx = self.e.ctx;
         let mask = crate::prepare::checks::nested_call_pattern(i, &self.mem).expect("validated");
@@ -125,7 +125,7 @@ impl Reverse<'_> {
 
     /// Reverse sweep: the driver differentiates the steps; the sums of the
     /// float arguments' adjoints come out of the environment.
-    pub(super) fn reverse_checkpoint_call(&mut self, i: Value) {
+    pub(in crate::generate) fn reverse_checkpoint_call(&mut self, i: Value) {
         let c = self.checkpoint_calls[&i].clone();
         let (run, env) = (self.fetch(c.run), self.fetch(c.env));
         let module = self.g.module();

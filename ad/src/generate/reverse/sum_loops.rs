@@ -639,7 +639,7 @@ impl Reverse<'_> {
     /// derivative cannot (no seed known before its reverse sweep: a split
     /// derivative, vector mode, a parallel region's), and the call is
     /// differentiated as any other.
-    pub(super) fn call_sum_step(&mut self, i: Value, callee: Value) -> bool {
+    pub(in crate::generate) fn call_sum_step(&mut self, i: Value, callee: Value) -> bool {
         if self.split.is_some() || self.atomic || self.lane_count() != 1 {
             return false;
         }
@@ -689,7 +689,7 @@ impl Reverse<'_> {
     /// Reverse sweep, at a step's call: the step was reversed in the forward
     /// sweep; the adjoints of the values passed in, summed over its calls,
     /// go to those values (once: the sums are emptied).
-    pub(super) fn reverse_sum_step(&mut self, i: Value) {
+    pub(in crate::generate) fn reverse_sum_step(&mut self, i: Value) {
         if unsafe { !LLVMGetFirstUse(i).is_null() } {
             // Its seed was known; what the reverse sweep brings is the same.
             let _ = self.take_adjoint(i);

@@ -1,6 +1,6 @@
 //! Combined reverse mode: a forward sweep that runs the primal and keeps
 //! what the reverse sweep needs, then the reverse sweep over the reversed
-//! CFG (see [`crate::generate::gen`]). Tapes and loop instances are in [`crate::generate::tape`],
+//! CFG (see [`crate::generate::gen`]). Tapes and loop instances are in [`crate::generate::reverse::tape`],
 //! split derivatives (coroutines) in [`crate::generate::split`].
 //!
 //! Vector mode (width N) has N lanes, each with its own seed, shadows and
@@ -21,6 +21,13 @@ use crate::ir::{self, Block, Value};
 use crate::surface::request::{Derivatives, Mode, Request};
 
 use crate::generate::body::{clone_primal, map_params, remap_callee, Lanes, Shadows, SplitIo, EMPTY};
+
+pub(crate) mod checkpoint;
+pub(crate) mod parallel;
+pub(crate) mod replay;
+pub(crate) mod stored_values;
+pub(crate) mod sum_loops;
+pub(crate) mod tape;
 
 /// State of one reverse-mode function being built.
 pub(crate) struct Reverse<'g> {
@@ -72,7 +79,7 @@ pub(crate) struct Reverse<'g> {
     /// `freed_shadows`), found on first use.
     pub(crate) linked_blocks: Option<std::collections::HashSet<Value>>,
     /// Per loop: its tape of per-instance records.
-    pub(super) loop_tapes: HashMap<usize, crate::generate::tape::LoopTape>,
+    pub(super) loop_tapes: HashMap<usize, crate::generate::reverse::tape::LoopTape>,
     /// The seed of the result, where it is known from the start (see
     /// `sum_loops`).
     pub(super) sum_seed: Option<Value>,
@@ -85,7 +92,7 @@ pub(crate) struct Reverse<'g> {
     /// found on first use; `None` when its entries may differ.
     pub(super) entry_invariants: HashMap<usize, Option<std::collections::HashSet<Value>>>,
     /// Per loop: its entry table, one row per iteration of an entry.
-    pub(super) entry_tables: HashMap<usize, crate::generate::tape::LoopTape>,
+    pub(super) entry_tables: HashMap<usize, crate::generate::reverse::tape::LoopTape>,
     /// Per value in an entry table: its field's offset in the row.
     pub(super) entry_table_fields: HashMap<Value, u64>,
     /// Per taped value: its loop and its field's offset in the record.
@@ -103,7 +110,7 @@ pub(crate) struct Reverse<'g> {
     pub(super) large_blocks: HashMap<Block, bool>,
     /// While a stored value is computed again for a load (see
     /// `stored_values`): what it is, and the reading loop's counter now.
-    pub(super) forwarding: Option<(crate::generate::stored_values::Forwarding, Value)>,
+    pub(super) forwarding: Option<(crate::generate::reverse::stored_values::Forwarding, Value)>,
     /// The function writes no memory its caller can see.
     pub(super) inputs_unchanged: bool,
     /// Arguments whose memory nothing writes while the derivative runs
@@ -136,13 +143,13 @@ pub(crate) struct Reverse<'g> {
     /// Per call with a custom gradient: its tape (forward sweep), if any.
     pub(super) custom_calls: HashMap<Value, Option<Value>>,
     /// Split forward mode: the blocks of the tangent sweep (see `replay`).
-    pub(super) replay: Option<crate::generate::replay::ReplayBlocks>,
+    pub(super) replay: Option<crate::generate::reverse::replay::ReplayBlocks>,
     /// Inside a parallel region: adjoints go into shadow memory atomically.
     pub(super) atomic: bool,
     /// Per parallel region's call: what its reverse needs (see `parallel_reverse`).
-    pub(super) region_calls: HashMap<Value, crate::generate::parallel_reverse::RegionCall>,
+    pub(super) region_calls: HashMap<Value, crate::generate::reverse::parallel::RegionCall>,
     /// Per checkpointed loop's call: what its reverse needs (see `checkpoint_reverse`).
-    pub(super) checkpoint_calls: HashMap<Value, crate::generate::checkpoint_reverse::CheckpointCall>,
+    pub(super) checkpoint_calls: HashMap<Value, crate::generate::reverse::checkpoint::CheckpointCall>,
     /// Per exit of an ordered critical section in a region's derivative:
     /// the ticket its thread took there (see `parallel::ORDERED`).
     pub(super) tickets: HashMap<Value, Value>,
@@ -255,7 +262,7 @@ impl<'g> Reverse<'g> {
             loop_tapes: HashMap::new(),
             entry_invariants: HashMap::new(),
             sum_seed: None,
-            in_sum_step: ir::global_metadata(f, crate::generate::sum_loops::STEP_FUNCTION).is_some(),
+            in_sum_step: ir::global_metadata(f, crate::generate::reverse::sum_loops::STEP_FUNCTION).is_some(),
             sum_step_calls: HashMap::new(),
             entry_tables: HashMap::new(),
             entry_table_fields: HashMap::new(),
@@ -332,7 +339,7 @@ impl<'g> Reverse<'g> {
             let list = s.layout.field(&r.e, s.io, s.layout.freed);
             r.freed_shadows = Some(r.e.load(unsafe { LLVMPointerTypeInContext(r.e.ctx, 0) }, list));
             if request.tangent_replay {
-                r.replay = Some(crate::generate::replay::ReplayBlocks::new(&r.e, &r.cfg, d));
+                r.replay = Some(crate::generate::reverse::replay::ReplayBlocks::new(&r.e, &r.cfg, d));
             }
         }
         r.e.br(r.fwd[&r.cfg.entry()]);
@@ -444,7 +451,7 @@ impl<'g> Reverse<'g> {
                     }
                     Kind::Call(callee)
                         if self.carries_derivatives(i)
-                            && ir::has_flag(i, crate::generate::sum_loops::STEP)
+                            && ir::has_flag(i, crate::generate::reverse::sum_loops::STEP)
                             && self.call_sum_step(i, callee) => {}
                     Kind::Call(callee) if self.carries_derivatives(i) => self.call_split(i, callee),
                     Kind::Custom(callee) => self.custom_augmented_call(i, callee),

@@ -13,7 +13,7 @@ use crate::generate::reverse::Reverse;
 
 impl<'g> Reverse<'g> {
     /// In each loop's preheader, the instance number the entry starts at.
-    pub(super) fn record_loop_entries(&mut self) {
+    pub(in crate::generate) fn record_loop_entries(&mut self) {
         for l in 0..self.cfg.loops.len() {
             let header = self.cfg.loops[l].header;
             let outside: Vec<Block> =
@@ -36,7 +36,7 @@ impl<'g> Reverse<'g> {
     /// For a counted loop `l`, the tape length that its current entry needs
     /// (first instance + an upper bound of its trip count), computed in its
     /// preheader; `None` when the count is not known on entry.
-    pub(super) fn reservation(&mut self, l: usize) -> Option<Value> {
+    pub(in crate::generate) fn reservation(&mut self, l: usize) -> Option<Value> {
         if let Some(r) = self.reserved.get(&l) {
             return *r;
         }
@@ -45,7 +45,7 @@ impl<'g> Reverse<'g> {
         r
     }
 
-    pub(super) fn compute_reservation(&mut self, l: usize) -> Option<Value> {
+    pub(in crate::generate) fn compute_reservation(&mut self, l: usize) -> Option<Value> {
         let entry = *self.entry_instance.get(&l)?;
         let c = crate::ir::trip::counted(&self.cfg, &self.cfg.loops[l])?;
         let width = ir::int_width(ir::type_of(c.start));
@@ -87,7 +87,7 @@ impl<'g> Reverse<'g> {
 
     /// The loop whose header is the forward block holding `n`, if `n` is a
     /// phi there.
-    pub(super) fn header_loop_of(&self, n: Value) -> Option<usize> {
+    pub(in crate::generate) fn header_loop_of(&self, n: Value) -> Option<usize> {
         if ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMPHI {
             return None;
         }
@@ -97,7 +97,7 @@ impl<'g> Reverse<'g> {
 
     /// Which iteration of its current entry the reverse sweep is in, counted
     /// from 0, for loop `l`: `instance - first instance of the entry`.
-    pub(super) fn iteration(&mut self, l: usize) -> Option<Value> {
+    pub(in crate::generate) fn iteration(&mut self, l: usize) -> Option<Value> {
         let start = match self.rev_entry.get(&l) {
             Some((slot, _)) => self.e.load(unsafe { LLVMInt64TypeInContext(self.e.ctx) }, *slot),
             None => {
@@ -112,7 +112,7 @@ impl<'g> Reverse<'g> {
     /// The header visits of the loop entry being reversed, of shape `v` (see
     /// `trip::exact_visits`), as an `i64`, from its start and bound fetched
     /// where the reverse sweep enters it.
-    pub(super) fn exact_visits(&mut self, v: crate::ir::trip::ExactVisits) -> Value {
+    pub(in crate::generate) fn exact_visits(&mut self, v: crate::ir::trip::ExactVisits) -> Value {
         // (The loop's values are the function's; the sweeps use their images.)
         let image = |x: Value| self.map.get(&x).copied().unwrap_or(x);
         let (start, bound) = (image(v.start), image(v.bound));
@@ -137,7 +137,7 @@ impl<'g> Reverse<'g> {
 
     /// An induction variable `i = start + step * k` (a header phi fed back
     /// `i + step` by the latch) in iteration `k`, computed instead of taped.
-    pub(super) fn induction_value(&mut self, n: Value) -> Option<Value> {
+    pub(in crate::generate) fn induction_value(&mut self, n: Value) -> Option<Value> {
         let l = self.header_loop_of(n)?;
         let t = ir::type_of(n);
         if !ir::is_int(t) {
@@ -156,7 +156,7 @@ impl<'g> Reverse<'g> {
     }
 
     /// In a loop header: number this execution (the instance), for the tape.
-    pub(super) fn count_instance(&mut self, b: Block) {
+    pub(in crate::generate) fn count_instance(&mut self, b: Block) {
         let Some(l) = self.cfg.loops.iter().position(|l| l.header == b) else { return };
         unsafe {
             let i64t = LLVMInt64TypeInContext(self.e.ctx);
@@ -168,7 +168,7 @@ impl<'g> Reverse<'g> {
     }
 
     /// In a block with several predecessors, records which one we came from.
-    pub(super) fn record_selector(&mut self, b: Block) {
+    pub(in crate::generate) fn record_selector(&mut self, b: Block) {
         if self.cfg.preds[&b].len() <= 1 {
             return;
         }
@@ -193,7 +193,7 @@ impl<'g> Reverse<'g> {
 
     /// In a loop header, which predecessor we came from follows from the
     /// iteration: the first came from outside the loop, the others from the latch.
-    pub(super) fn header_selector(&mut self, b: Block) -> Option<Value> {
+    pub(in crate::generate) fn header_selector(&mut self, b: Block) -> Option<Value> {
         let l = self.cfg.loops.iter().position(|l| l.header == b)?;
         let preds = self.cfg.preds[&b].clone();
         if preds.len() != 2 {
@@ -228,17 +228,17 @@ impl<'g> Reverse<'g> {
     /// they are (those blocks dominate the reverse sweep). Others are saved
     /// at the end of their block: in a stack slot outside loops, on a tape
     /// indexed by the loop instance inside a loop.
-    pub(super) fn fetch(&mut self, n: Value) -> Value {
+    pub(in crate::generate) fn fetch(&mut self, n: Value) -> Value {
         self.fetch_at_depth(n, 0)
     }
 
     /// Constants, arguments and values of the slot block or the forward
     /// entry block: they dominate the reverse sweep, so it uses them as they are.
-    pub(super) fn available_as_is(&self, v: Value) -> bool {
+    pub(in crate::generate) fn available_as_is(&self, v: Value) -> bool {
         !ir::is_instruction(v) || [self.slot_block, self.fwd[&self.cfg.entry()]].contains(&ir::parent_block(v))
     }
 
-    pub(super) fn fetch_at_depth(&mut self, n: Value, depth: u32) -> Value {
+    pub(in crate::generate) fn fetch_at_depth(&mut self, n: Value, depth: u32) -> Value {
         if let Some((f, to)) = self.forwarding {
             // Computing a stored value again (see `stored_values`): the
             // writing loop's counter is the reading loop's, and what the
@@ -339,7 +339,7 @@ impl<'g> Reverse<'g> {
     /// keeps more values than taping `n` would (`u * u` keeps `u`, which the
     /// partials of `u`'s other uses usually need anyway). The result is the
     /// same bits: the instruction is cloned with its flags.
-    pub(super) fn float_recomputable(&self, n: Value) -> bool {
+    pub(in crate::generate) fn float_recomputable(&self, n: Value) -> bool {
         use llvm_sys::LLVMOpcode::*;
         if !matches!(ir::opcode(n), LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFNeg) || self.is_kept(n) {
             return false;
@@ -359,7 +359,7 @@ impl<'g> Reverse<'g> {
     /// `reread`): from a `noalias` argument the function only reads, or from
     /// the caller's memory (an argument's or a global's) when the function
     /// writes none. The value is still there in the reverse sweep.
-    pub(super) fn rereadable(&self, n: Value) -> bool {
+    pub(in crate::generate) fn rereadable(&self, n: Value) -> bool {
         if ir::opcode(n) != llvm_sys::LLVMOpcode::LLVMLoad || ir::is_atomic(n) || unsafe { LLVMGetVolatile(n) != 0 } {
             return false;
         }
@@ -379,7 +379,7 @@ impl<'g> Reverse<'g> {
     }
 
     /// The instance of loop `l` being reversed, loaded once per reverse block.
-    pub(super) fn rev_instance_here(&mut self, l: usize) -> Value {
+    pub(in crate::generate) fn rev_instance_here(&mut self, l: usize) -> Value {
         let here = self.e.current_block();
         if let Some(v) = self.loaded_instance.get(&(here, l)) {
             return *v;
@@ -392,13 +392,13 @@ impl<'g> Reverse<'g> {
     }
 
     /// Whether `n` is already kept for the reverse sweep (in a slot or on a tape).
-    pub(super) fn is_kept(&self, n: Value) -> bool {
+    pub(in crate::generate) fn is_kept(&self, n: Value) -> bool {
         self.cache.contains_key(&n) || self.tape_fields.contains_key(&n)
     }
 
     /// Puts forward value `n` of loop `l` on the loop's tape: a field of the
     /// record each instance of the loop writes; returns the field's offset.
-    pub(super) fn tape_value(&mut self, n: Value, l: usize) -> u64 {
+    pub(in crate::generate) fn tape_value(&mut self, n: Value, l: usize) -> u64 {
         let t = ir::type_of(n);
         let mut tape = match self.loop_tapes.get(&l) {
             Some(tape) => *tape,
@@ -531,7 +531,7 @@ impl<'g> Reverse<'g> {
 
     /// The loops' tapes, in the order of their loops (so generated code is
     /// the same from one build to the next).
-    pub(super) fn tapes_in_order(&self) -> Vec<LoopTape> {
+    pub(in crate::generate) fn tapes_in_order(&self) -> Vec<LoopTape> {
         let mut tapes: Vec<(usize, LoopTape)> = self.loop_tapes.iter().map(|(l, t)| (*l, *t)).collect();
         tapes.sort_by_key(|(l, _)| *l);
         let mut tables: Vec<(usize, LoopTape)> = self.entry_tables.iter().map(|(l, t)| (*l, *t)).collect();
@@ -543,7 +543,7 @@ impl<'g> Reverse<'g> {
     /// and its whole buffer to a tape of a bounded loop: on the stack when
     /// small, else from the heap once (nothing is freed for a stack tape: its
     /// capacity slot stays 0).
-    pub(super) fn finish_tapes(&mut self) {
+    pub(in crate::generate) fn finish_tapes(&mut self) {
         let i64t = unsafe { LLVMInt64TypeInContext(self.e.ctx) };
         for tape in self.tapes_in_order() {
             let stride = tape.size.div_ceil(tape.align).max(1) * tape.align;
@@ -572,7 +572,7 @@ impl<'g> Reverse<'g> {
     /// pointer of the program points into a tape, so the reverse sweep's
     /// reads of a record then move out of inner loops past the adjoints
     /// stored there (they were read again on every iteration).
-    pub(super) fn mark_tape_scope(&self, d: Value) {
+    pub(in crate::generate) fn mark_tape_scope(&self, d: Value) {
         if self.tape_accesses.is_empty() {
             return;
         }
@@ -616,7 +616,7 @@ impl<'g> Reverse<'g> {
 /// A loop's tape: slots holding its buffer, its capacity in records and the
 /// record size, and the layout of the record so far.
 #[derive(Clone, Copy)]
-pub(super) struct LoopTape {
+pub(in crate::generate) struct LoopTape {
     buf: Value,
     cap: Value,
     stride: Value,
@@ -649,7 +649,7 @@ const STACK_TAPE_BYTES: u64 = 4096;
 impl LoopTape {
     /// The offset of a new field: in the padding an earlier field left if it
     /// fits there (an `i32` before a `double` leaves 4 bytes), else at the end.
-    pub(super) fn place(&mut self, size: u64, align: u64) -> u64 {
+    pub(in crate::generate) fn place(&mut self, size: u64, align: u64) -> u64 {
         self.align = self.align.max(align);
         let (at, room) = self.hole;
         let start = at.div_ceil(align) * align;
@@ -667,7 +667,7 @@ impl LoopTape {
 
     /// A table of `rows` records made whole at the start of the call (see
     /// `entry_tables`): slots in the slot block, no reuse between calls.
-    pub(super) fn table(ctx: LLVMContextRef, slots: LLVMBuilderRef, rows: u64) -> LoopTape {
+    pub(in crate::generate) fn table(ctx: LLVMContextRef, slots: LLVMBuilderRef, rows: u64) -> LoopTape {
         unsafe {
             let ptr_t = LLVMPointerTypeInContext(ctx, 0);
             let i64t = LLVMInt64TypeInContext(ctx);
@@ -683,7 +683,7 @@ impl LoopTape {
 
     /// The arguments of `enzyme_rs.tape.release` for this tape, loaded at
     /// the emitter's position.
-    pub(super) fn release_args(&self, e: &crate::build::emit::Emitter) -> [Value; 4] {
+    pub(in crate::generate) fn release_args(&self, e: &crate::build::emit::Emitter) -> [Value; 4] {
         unsafe {
             let i64t = LLVMInt64TypeInContext(e.ctx);
             let buf = e.load(LLVMPointerTypeInContext(e.ctx, 0), self.buf);
@@ -692,7 +692,7 @@ impl LoopTape {
     }
 
     /// The address of record `id`.
-    pub(super) fn record(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value) -> Value {
+    pub(in crate::generate) fn record(&self, ctx: LLVMContextRef, b: LLVMBuilderRef, id: Value) -> Value {
         unsafe {
             let buf = LLVMBuildLoad2(b, LLVMPointerTypeInContext(ctx, 0), self.buf, EMPTY);
             let stride = LLVMBuildLoad2(b, LLVMInt64TypeInContext(ctx), self.stride, EMPTY);
@@ -703,7 +703,7 @@ impl LoopTape {
 }
 
 /// The address of the field at `offset` of a record.
-pub(super) fn field(ctx: LLVMContextRef, b: LLVMBuilderRef, record: Value, offset: u64) -> Value {
+pub(in crate::generate) fn field(ctx: LLVMContextRef, b: LLVMBuilderRef, record: Value, offset: u64) -> Value {
     if offset == 0 {
         return record;
     }
