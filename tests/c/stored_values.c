@@ -1,6 +1,6 @@
 /* Local arrays filled by one loop and read by later loops (GMM's
  * `xc = x - mean`): the reverse sweep may compute what a load reads again
- * from the stored value instead of taping it (ad/src/stored_values.rs),
+ * from the stored value instead of taping it (ad/src/generate/reverse/stored_values.rs),
  * also where the read is in a loop inside the reading loop, and where the
  * reader counts from 1 (the writer's counter is the reader's less one).
  * Besides the case it is made for, the cases where it must not: a reader
