@@ -407,7 +407,10 @@ fn differentiate_round(
     gen.run();
     summary.activity.append(&mut gen.reports);
     summary.calls.append(&mut gen.notes);
-    let shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
+    // In the order of their names: the calls zero them in this order, and a
+    // build must not depend on a hash map's (the same input, the same output).
+    let mut shadow_globals: Vec<Value> = gen.shadow_globals.borrow().values().copied().collect();
+    shadow_globals.sort_by_cached_key(|g| ir::name(*g));
     let mut reached_by = HashMap::new();
     let mut reached_of = |d: Value| {
         let reached =
