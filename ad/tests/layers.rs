@@ -2,7 +2,7 @@
 //! `ad/src` is a layer, and a file imports (by `crate::` paths) only from
 //! its own layer and the layers below; the library recognisers are reached
 //! only through their layer's `mod.rs`; and no files import each other in a
-//! circle, but the one cycle named below. `driver/src` has no cycle either.
+//! circle. `driver/src` has no cycle either.
 //!
 //! Only `crate::` paths are read, comments left out; `super::` is allowed in
 //! test modules only (where it means the file itself).
@@ -17,22 +17,6 @@ const LAYERS: &[&str] =
 
 /// Layers whose files others reach only through the layer's `mod.rs`.
 const FACADES: &[&str] = &["libraries"];
-
-/// The import cycle left on purpose, and why: one concern in several files.
-const KNOWN_CYCLES: &[(&[&str], &str)] = &[(
-    &[
-        "generate/reverse/checkpoint",
-        "generate/reverse/mod",
-        "generate/reverse/parallel",
-        "generate/reverse/replay",
-        "generate/reverse/stored_values",
-        "generate/reverse/sum_loops",
-        "generate/reverse/tape",
-    ],
-    "the reverse generator: `reverse` holds the state of one reverse derivative and drives its sweeps, and the \
-     others add its parts (tapes, stored values, replay, checkpoints, parallel regions, sum loops) as methods \
-     on that state, which in turn holds theirs",
-)];
 
 /// A source file, named by its path under `src` without `.rs` (`ir/cfg`, `lib`).
 type Module = String;
@@ -308,13 +292,10 @@ fn every_file_is_in_a_layer_and_imports_only_downwards() {
 }
 
 #[test]
-fn no_import_cycle_but_the_one_named() {
+fn no_import_cycle() {
     let (edges, _) = graph(&crate_src("ad"), true);
-    let found = cycles(&edges);
-    let known: Vec<Vec<Module>> =
-        KNOWN_CYCLES.iter().map(|(files, _)| files.iter().map(|f| f.to_string()).collect()).collect();
-    let new: Vec<String> = found.iter().filter(|c| !known.contains(c)).map(|c| c.join(", ")).collect();
-    assert!(new.is_empty(), "import cycles between files of ad/src:\n  {}", new.join("\n  "));
+    let found: Vec<String> = cycles(&edges).iter().map(|c| c.join(", ")).collect();
+    assert!(found.is_empty(), "import cycles between files of ad/src:\n  {}", found.join("\n  "));
 }
 
 #[test]

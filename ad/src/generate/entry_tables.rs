@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 
-use crate::generate::reverse::tape::LoopTape;
+use crate::generate::reverse::state::LoopTape;
 use crate::generate::reverse::Reverse;
 use crate::ir::{self, Block, Value};
 

@@ -20,22 +20,10 @@ use llvm_sys::prelude::LLVMModuleRef;
 use crate::build::emit::Emitter;
 use crate::build::runtime::{add_function, libc_function};
 use crate::generate::body::{struct_type, Lanes};
-use crate::generate::reverse::Reverse;
+use crate::generate::reverse::state::{CheckpointCall, Reverse};
 use crate::ir::{self, Type, Value};
 use crate::surface::checkpoint::{region_count, step_call, FIXED_PARAMS};
 use crate::surface::request::{Mode, Request};
-
-/// What the forward sweep of a checkpointed loop leaves for its reverse.
-#[derive(Clone)]
-pub(crate) struct CheckpointCall {
-    run: Value,
-    env: Value,
-    env_ty: Type,
-    primal: Value,
-    gradient: Value,
-    /// Per float argument of the call: its operand number and its sum's field.
-    sums: Vec<(u32, u32)>,
-}
 
 impl Reverse<'_> {
     /// Forward sweep: the driver runs the loop under the scheme.

@@ -10,9 +10,8 @@
 use std::collections::HashMap;
 
 use llvm_sys::core::*;
-use llvm_sys::prelude::*;
 
-use crate::analysis::memory::{self, CopyLayout, Elem, Memory, PtrStatus};
+use crate::analysis::memory::{self, CopyLayout, Elem, PtrStatus};
 use crate::build::emit::Emitter;
 use crate::build::runtime::adjoint_move_function;
 use crate::calls::classify::{classify, Kind};
@@ -20,173 +19,19 @@ use crate::ir::cfg::Cfg;
 use crate::ir::{self, Block, Value};
 use crate::surface::request::{Derivatives, Mode, Request};
 
-use crate::generate::body::{clone_primal, map_params, remap_callee, Lanes, Shadows, SplitIo, EMPTY};
+use crate::generate::body::{clone_primal, map_params, remap_callee, Lanes, Shadows, EMPTY};
 
 pub(crate) mod checkpoint;
 pub(crate) mod parallel;
 pub(crate) mod replay;
+pub(crate) mod state;
 pub(crate) mod stored_values;
 pub(crate) mod sum_loops;
 pub(crate) mod tape;
 
-/// State of one reverse-mode function being built.
-pub(crate) struct Reverse<'g> {
-    pub(super) g: &'g mut dyn Derivatives,
-    pub(super) e: Emitter,
-    pub(super) cfg: Cfg,
-    pub(super) mem: Memory,
-    /// Builder parked before the terminator of the slot block.
-    pub(super) slots: LLVMBuilderRef,
-    /// The slot block (first block; it dominates everything).
-    pub(super) slot_block: Block,
-    /// Primal value in the function being built, per preprocessed value.
-    pub(super) map: HashMap<Value, Value>,
-    pub(super) sh: Shadows,
-    pub(super) fwd: HashMap<Block, Block>,
-    pub(super) rev: HashMap<Block, Block>,
-    /// Adjoint slot of each value that received a contribution.
-    pub(super) adj: HashMap<Value, Value>,
-    /// Adjoints of block-local values (see `is_block_local`) while their
-    /// block is being reversed.
-    pub(super) local_adj: HashMap<Value, Value>,
-    /// Slot caching a forward-sweep value for the reverse sweep.
-    pub(super) cache: HashMap<Value, Value>,
-    /// Cached values already loaded in a reverse block.
-    pub(super) loaded: HashMap<(Block, Value), Value>,
-    /// Which predecessor a block was entered from (a phi in the forward
-    /// sweep), for blocks with several.
-    pub(super) selector: HashMap<Block, Value>,
-    /// The primal block of each forward-sweep block.
-    pub(super) prep_block: HashMap<Block, Block>,
-    /// Per loop: a slot counting header executions in the forward sweep,
-    /// counted back down in the reverse sweep.
-    pub(super) count: Vec<Value>,
-    /// Per loop: the instance (header execution) whose reverse is running.
-    pub(super) rev_instance: Vec<Value>,
-    /// Per loop: the instance number in the forward sweep (in the header).
-    pub(super) instance: HashMap<usize, Value>,
-    /// Per loop: the first instance number of the current entry into the
-    /// loop, read in its preheader (saved per entry, not per iteration).
-    pub(super) entry_instance: HashMap<usize, Value>,
-    /// Per loop: the tape length its entry needs, when its trip count is
-    /// known in the preheader (computed there on first use).
-    pub(super) reserved: HashMap<usize, Option<Value>>,
-    /// Every load and store of a loop tape's records (see `mark_tape_scope`).
-    pub(super) tape_accesses: Vec<Value>,
-    /// Slot of the list of shadows freed at the end (see `freed_shadows`).
-    pub(crate) freed_shadows: Option<Value>,
-    /// The function's allocations whose addresses are put in memory (see
-    /// `freed_shadows`), found on first use.
-    pub(crate) linked_blocks: Option<std::collections::HashSet<Value>>,
-    /// Per loop: its tape of per-instance records.
-    pub(super) loop_tapes: HashMap<usize, crate::generate::reverse::tape::LoopTape>,
-    /// The seed of the result, where it is known from the start (see
-    /// `sum_loops`).
-    pub(super) sum_seed: Option<Value>,
-    /// Whether the function is a sum loop's step (see `sum_loops`).
-    pub(super) in_sum_step: bool,
-    /// Per call of a sum loop's step: per float argument, its operand
-    /// number and the slot summing its adjoints (see `sum_loops`).
-    pub(super) sum_step_calls: HashMap<Value, Vec<(u32, Value)>>,
-    /// Per loop: the values the same on every entry (see `entry_tables`),
-    /// found on first use; `None` when its entries may differ.
-    pub(super) entry_invariants: HashMap<usize, Option<std::collections::HashSet<Value>>>,
-    /// Per loop: its entry table, one row per iteration of an entry.
-    pub(super) entry_tables: HashMap<usize, crate::generate::reverse::tape::LoopTape>,
-    /// Per value in an entry table: its field's offset in the row.
-    pub(super) entry_table_fields: HashMap<Value, u64>,
-    /// Per taped value: its loop and its field's offset in the record.
-    pub(super) tape_fields: HashMap<Value, (usize, u64)>,
-    /// Instance numbers already loaded in a reverse block.
-    pub(super) loaded_instance: HashMap<(Block, usize), Value>,
-    /// The address of the record of loop `l`'s tape that a block reads
-    /// (reverse sweep) or writes (forward sweep), computed once per block:
-    /// a function of thousands of statements tapes thousands of values per
-    /// record, and one address each would be most of the code handed to the
-    /// post-AD pipeline.
-    pub(super) records: HashMap<(Block, usize), Value>,
-    /// Forward blocks found large enough to write taped values where they
-    /// are computed, counted once each.
-    pub(super) large_blocks: HashMap<Block, bool>,
-    /// While a stored value is computed again for a load (see
-    /// `stored_values`): what it is, and the reading loop's counter now.
-    pub(super) forwarding: Option<(crate::generate::reverse::stored_values::Forwarding, Value)>,
-    /// The function writes no memory its caller can see.
-    pub(super) inputs_unchanged: bool,
-    /// Arguments whose memory nothing writes while the derivative runs
-    /// (`noalias` and only read, see `reread`): loads from them are read again.
-    pub(super) unwritten_arguments: std::collections::HashSet<Value>,
-    /// Stack slots of the function with the blocks from which a write of
-    /// them can be reached (see `reread::settled_slots`): a load elsewhere
-    /// is read again.
-    pub(super) settled_slots: HashMap<Value, std::collections::HashSet<Block>>,
-    /// For loops whose entries' visits are known exactly (see
-    /// `trip::exact_visits`): a slot the reverse sweep sets, on entering
-    /// the reverse of an entry, to the entry's first instance, computed
-    /// instead of taped.
-    pub(super) rev_entry: HashMap<usize, (Value, crate::ir::trip::ExactVisits)>,
-    /// For a split derivative: its coroutine.
-    pub(super) split: Option<Split>,
-    /// For a split derivative: its shadow parameters, each with a slot holding
-    /// the shadow its reverse sweep uses (see `split::rebase_shadows`).
-    pub(super) shadow_slots: Vec<(Value, Value)>,
-    /// For a split derivative: where its reverse sweep starts (one block per
-    /// `ret`), and the run-time checks there that the shadows were not
-    /// changed, removed when the reverse sweep can take other ones.
-    pub(super) resumptions: Vec<Block>,
-    pub(super) shadow_checks: Vec<Value>,
-    /// Where the forward sweep leaves the primal result, when the
-    /// derivative returns it too (`enzyme_primal_return`).
-    primal_result: Option<Value>,
-    /// Per call of a split derivative: its handle (forward sweep) and buffer.
-    pub(super) split_calls: HashMap<Value, (Value, Value, SplitIo)>,
-    /// Per call with a custom gradient: its tape (forward sweep), if any.
-    pub(super) custom_calls: HashMap<Value, Option<Value>>,
-    /// Split forward mode: the blocks of the tangent sweep (see `replay`).
-    pub(super) replay: Option<crate::generate::reverse::replay::ReplayBlocks>,
-    /// Inside a parallel region: adjoints go into shadow memory atomically.
-    pub(super) atomic: bool,
-    /// Per parallel region's call: what its reverse needs (see `parallel_reverse`).
-    pub(super) region_calls: HashMap<Value, crate::generate::reverse::parallel::RegionCall>,
-    /// Per checkpointed loop's call: what its reverse needs (see `checkpoint_reverse`).
-    pub(super) checkpoint_calls: HashMap<Value, crate::generate::reverse::checkpoint::CheckpointCall>,
-    /// Per exit of an ordered critical section in a region's derivative:
-    /// the ticket its thread took there (see `parallel::ORDERED`).
-    pub(super) tickets: HashMap<Value, Value>,
-    /// In a region: adjoints of shared scalars summed privately (see
-    /// `parallel_reverse`), per parameter and type.
-    pub(super) private_sums: Vec<(Value, ir::Type, Value)>,
-    /// In a region: the parameters something writes through, found on first use.
-    pub(super) written_parameters: Option<std::collections::HashSet<Value>>,
-    /// In a region: how many loads' adjoints are added atomically.
-    pub(super) atomic_adds: usize,
-    /// Every lane's shadows and adjoints; the current lane's entry holds
-    /// placeholders while its maps are in `sh`, `adj` and `local_adj`.
-    lanes: Vec<Lane>,
-    lane: usize,
-}
-
-/// What differs between the lanes of vector mode.
-struct Lane {
-    sh: Shadows,
-    adj: HashMap<Value, Value>,
-    local_adj: HashMap<Value, Value>,
-}
-
-/// The coroutine of a split derivative being built.
-#[derive(Clone, Copy)]
-pub(super) struct Split {
-    /// The [`SplitIo`] buffer parameter and its layout.
-    pub(super) io: Value,
-    pub(super) layout: SplitIo,
-    /// Frees the frame, then ends the coroutine.
-    pub(super) cleanup: Block,
-    /// Ends the coroutine: returns the handle from the forward part, or
-    /// returns from the resumed reverse part.
-    pub(super) end: Block,
-    /// Where the resumed part ends: frees the tapes, then `cleanup`.
-    pub(super) release: Block,
-}
+use state::Lane;
+pub(crate) use state::Reverse;
+pub(in crate::generate) use state::Split;
 
 impl Lanes for Reverse<'_> {
     fn lane_count(&self) -> usize {
@@ -339,7 +184,7 @@ impl<'g> Reverse<'g> {
             let list = s.layout.field(&r.e, s.io, s.layout.freed);
             r.freed_shadows = Some(r.e.load(unsafe { LLVMPointerTypeInContext(r.e.ctx, 0) }, list));
             if request.tangent_replay {
-                r.replay = Some(crate::generate::reverse::replay::ReplayBlocks::new(&r.e, &r.cfg, d));
+                r.replay = Some(state::ReplayBlocks::new(&r.e, &r.cfg, d));
             }
         }
         r.e.br(r.fwd[&r.cfg.entry()]);

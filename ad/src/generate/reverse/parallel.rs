@@ -13,23 +13,9 @@ use crate::build::emit::Emitter;
 use crate::build::runtime::{add_function, existing, free_shadow_list_function, libc_function};
 use crate::calls::parallel::omp_function;
 use crate::generate::body::SplitIo;
-use crate::generate::reverse::Reverse;
+use crate::generate::reverse::state::{RegionCall, Reverse};
 use crate::ir::{self, Value};
 use crate::surface::request::Request;
-
-/// What the forward sweep of a region's call leaves for its reverse: the
-/// per-thread arrays (handles, buffers, lists of kept shadows) and the
-/// team's size.
-#[derive(Clone, Copy)]
-pub(crate) struct RegionCall {
-    handles: Value,
-    buffers: Value,
-    lists: Value,
-    threads: Value,
-    /// The ticket counter after the region, when it has ordered critical
-    /// sections (see `parallel::ORDERED`).
-    tickets: Option<Value>,
-}
 
 impl Reverse<'_> {
     /// Forward sweep: the region's call forks the augmenting wrapper instead.

@@ -19,19 +19,10 @@ use crate::analysis::memory::{Memory, PtrStatus};
 use crate::build::emit::Emitter;
 use crate::calls::classify::{classify, Kind};
 use crate::generate::body::{ReplayIo, Shadows, EMPTY};
-use crate::generate::reverse::Reverse;
+use crate::generate::reverse::state::{ReplayBlocks, Reverse};
 use crate::generate::tangent::Tangents;
 use crate::ir::cfg::Cfg;
 use crate::ir::{self, Block, Value};
-
-/// The blocks of a tangent sweep, made before the forward sweep (whose
-/// resumption branches to `start`).
-pub(crate) struct ReplayBlocks {
-    /// Reads the tangents and shadows given, then enters the function's entry.
-    pub(crate) start: Block,
-    /// The sweep's block of each block of the function.
-    blocks: HashMap<Block, Block>,
-}
 
 impl ReplayBlocks {
     pub(crate) fn new(e: &Emitter, cfg: &Cfg, d: Value) -> ReplayBlocks {

@@ -27,26 +27,11 @@ use std::collections::{HashSet, VecDeque};
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 
-use crate::generate::reverse::Reverse;
+use crate::generate::reverse::state::{Forwarding, Reverse};
 use crate::ir::{self, Block, Value};
 
 /// How deep the stored value's computation may be.
 const MAX_DEPTH: u32 = 8;
-
-/// A load whose value is recomputed from a store (see the module's comment).
-#[derive(Clone, Copy)]
-pub(crate) struct Forwarding {
-    /// The value the store wrote.
-    pub value: Value,
-    /// The writing loop's counter, replaced by `to`.
-    pub from: Value,
-    /// The reading loop's counter.
-    pub to: Value,
-    /// What to add to `to` for `from`'s value in the same iteration.
-    pub delta: i64,
-    /// The reading loop.
-    pub reader: usize,
-}
 
 impl<'g> Reverse<'g> {
     /// The store a load of a local array reads from, when the reverse sweep

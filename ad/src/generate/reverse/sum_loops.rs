@@ -46,7 +46,7 @@ use llvm_sys::LLVMOpcode::*;
 
 use crate::calls::classify::{classify, Kind};
 use crate::generate::body::Lanes;
-use crate::generate::reverse::Reverse;
+use crate::generate::reverse::state::Reverse;
 use crate::ir::cfg::Cfg;
 use crate::ir::{self, Block, Value};
 use crate::surface::request::{Mode, Request};

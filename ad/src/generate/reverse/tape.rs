@@ -9,7 +9,7 @@ use crate::analysis::memory::{self};
 use crate::ir::{self, Block, Type, Value};
 
 use crate::generate::body::EMPTY;
-use crate::generate::reverse::Reverse;
+use crate::generate::reverse::state::{LoopTape, Reverse};
 
 impl<'g> Reverse<'g> {
     /// In each loop's preheader, the instance number the entry starts at.
@@ -611,29 +611,6 @@ impl<'g> Reverse<'g> {
             }
         }
     }
-}
-
-/// A loop's tape: slots holding its buffer, its capacity in records and the
-/// record size, and the layout of the record so far.
-#[derive(Clone, Copy)]
-pub(in crate::generate) struct LoopTape {
-    buf: Value,
-    cap: Value,
-    stride: Value,
-    /// The global keeping the capacity from one call to the next.
-    hint: Value,
-    /// The records a call needs at most, when proven (then the whole buffer
-    /// is made at the start).
-    fixed: Option<u64>,
-    /// Bytes of the record used so far.
-    size: u64,
-    /// The record's alignment (its largest field's, at most 16).
-    align: u64,
-    /// Padding left between fields (offset, bytes), for a later small field.
-    hole: (u64, u64),
-    /// The call growing the tape in the loop's header (none for a tape made
-    /// whole at the start).
-    grown_at: Option<Value>,
 }
 
 /// A forward block of more instructions than this writes each taped value
