@@ -23,8 +23,8 @@ pub type Phase = Arc<Mutex<String>>;
 /// Running while the link step differentiates and compiles; stopped (and
 /// joined) when dropped.
 pub struct Watchdog {
-    stop: Option<mpsc::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    /// The sender whose drop wakes the thread, and the thread; none without a limit.
+    running: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
 }
 
 /// `ENZYME_TIME_LIMIT` in seconds (0: none).
@@ -36,9 +36,9 @@ fn limit() -> Result<Option<Duration>, DriverError> {
     match text.trim().parse::<f64>() {
         Ok(s) if s == 0.0 => Ok(None),
         Ok(s) if s > 0.0 && s.is_finite() => Ok(Some(Duration::from_secs_f64(s))),
-        _ => Err(DriverError::Usage(format!(
-            "ENZYME_TIME_LIMIT={text}: expected a number of seconds (0 for no limit)"
-        ))),
+        _ => {
+            Err(DriverError::Usage(format!("ENZYME_TIME_LIMIT={text}: expected a number of seconds (0 for no limit)")))
+        }
     }
 }
 
@@ -46,7 +46,7 @@ impl Watchdog {
     /// Starts the watchdog of a link step whose temporary files are `tmp`.
     pub fn start(program: &'static str, phase: Phase, tmp: PathBuf) -> Result<Watchdog, DriverError> {
         let Some(limit) = limit()? else {
-            return Ok(Watchdog { stop: None, thread: None });
+            return Ok(Watchdog { running: None });
         };
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -55,11 +55,8 @@ impl Watchdog {
             }
             let phase = phase.lock().map(|p| p.clone()).unwrap_or_default();
             let engine = ad::progress::current();
-            let on = if phase == "differentiating" && !engine.is_empty() {
-                format!("{phase}: {engine}")
-            } else {
-                phase
-            };
+            let on =
+                if phase == "differentiating" && !engine.is_empty() { format!("{phase}: {engine}") } else { phase };
             let shown = limit.as_secs_f64();
             eprintln!(
                 "\r{program}: error: the link step ran past its time limit of {shown} s while {on}; nothing was \
@@ -69,16 +66,16 @@ impl Watchdog {
             let _ = std::fs::remove_dir_all(&tmp);
             std::process::exit(1);
         });
-        Ok(Watchdog { stop: Some(stop), thread: Some(thread) })
+        Ok(Watchdog { running: Some((stop, thread)) })
     }
 }
 
 impl Drop for Watchdog {
     fn drop(&mut self) {
-        // Dropping the sender wakes the thread, which then returns.
-        self.stop.take();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        if let Some((stop, thread)) = self.running.take() {
+            // Dropping the sender wakes the thread, which then returns.
+            drop(stop);
+            let _ = thread.join();
         }
     }
 }
