@@ -34,7 +34,7 @@ fn limit() -> Result<Option<Duration>, DriverError> {
     };
     let text = v.to_string_lossy();
     match text.trim().parse::<f64>() {
-        Ok(s) if s == 0.0 => Ok(None),
+        Ok(0.0) => Ok(None),
         Ok(s) if s > 0.0 && s.is_finite() => Ok(Some(Duration::from_secs_f64(s))),
         _ => {
             Err(DriverError::Usage(format!("ENZYME_TIME_LIMIT={text}: expected a number of seconds (0 for no limit)")))
